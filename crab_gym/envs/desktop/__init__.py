@@ -1,0 +1,182 @@
+"""The desktop sub-env ("ubuntu"): a real X session with real Debian applications."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from crab_gym.envs.base import DeviceError, SubEnv, UIElement
+from crab_gym.envs.desktop.actions import ACTIONS
+from crab_gym.envs.desktop.backends.xvfb import XvfbSession
+from crab_gym.envs.desktop.state import DesktopState
+from crab_gym.envs.desktop.x11 import X11Display
+
+# Roles an agent can act on, for ui_elements().
+INTERACTIVE_ROLES = frozenset(
+    {
+        "push button", "toggle button", "check box", "radio button", "menu item", "check menu item",
+        "radio menu item", "menu", "combo box", "text", "entry", "password text", "link", "page tab",
+        "list item", "icon", "spin button", "slider", "tree item", "table cell", "toggle", "button",
+    }
+)  # fmt: skip
+
+APPS = {
+    # launcher-independent names used by task setups (named operations, never shell strings)
+    "terminal": ["xfce4-terminal"],
+    "text_editor": ["mousepad"],
+    "file_manager": ["thunar"],
+    "writer": ["libreoffice", "--writer", "--norestore"],
+    "calc": ["libreoffice", "--calc", "--norestore"],
+    "impress": ["libreoffice", "--impress", "--norestore"],
+    "vim": ["xfce4-terminal", "-x", "vim"],
+}
+
+
+class DesktopEnv(SubEnv):
+    """A Linux desktop: openbox, rofi (Super), xfce4-terminal, mousepad, thunar, vim and LibreOffice."""
+
+    name = "ubuntu"
+    description = (
+        "An Ubuntu-style Linux desktop (openbox window manager). Press Super or use search_application to "
+        "open apps: Terminal (xfce4-terminal, bash, vim), Text Editor (mousepad), Files (thunar), "
+        "LibreOffice Writer, Calc and Impress. The home folder is ~ with Documents, Desktop, Downloads."
+    )
+    actions = ACTIONS
+
+    def __init__(self, backend: str = "xvfb", size: tuple[int, int] = (1280, 800)) -> None:
+        if backend != "xvfb":
+            raise ValueError(f"unknown desktop backend {backend!r}; available: 'xvfb'")
+        self.backend = backend
+        self._size = size
+        self.session: XvfbSession | None = None
+        self._state: DesktopState | None = None
+
+    @property
+    def screen_size(self) -> tuple[int, int]:
+        return self._size
+
+    @property
+    def x(self) -> X11Display:
+        if self.session is None or self.session.x is None:
+            raise DeviceError("the desktop is not running: call reset() first")
+        return self.session.x
+
+    def reset(self, seed: int | None = None) -> None:
+        self._state = None
+        if self.session is not None:
+            try:
+                self.session.reset()
+                return
+            except (DeviceError, OSError):
+                self.session.close()  # a dead session is rebuilt below
+                self.session = None
+        self.session = XvfbSession(size=self._size)
+        try:
+            self.session.start()
+        except BaseException:
+            self.session.close()
+            self.session = None
+            raise
+
+    def screenshot(self) -> np.ndarray:
+        return self.x.grab()
+
+    def settle(self, quiet: float = 0.03, timeout: float = 2.0) -> None:
+        self.x.settle(quiet=quiet, timeout=timeout)
+
+    def state(self) -> DesktopState:
+        if self._state is None:
+            if self.session is None:
+                raise DeviceError("the desktop is not running: call reset() first")
+            self._state = DesktopState(self.session)
+        return self._state
+
+    def invalidate_state(self) -> None:
+        self._state = None
+
+    def ui_elements(self) -> list[UIElement]:
+        w, h = self._size
+        out = []
+        for n in self.state().a11y():
+            box = n.get("box")
+            if n["role"] not in INTERACTIVE_ROLES or not box or "showing" not in n["states"]:
+                continue
+            x, y, bw, bh = box
+            x1, y1, x2, y2 = max(x, 0), max(y, 0), min(x + bw, w), min(y + bh, h)
+            if x2 - x1 >= 2 and y2 - y1 >= 2:
+                out.append(UIElement((x1, y1, x2, y2), n["role"], n["name"], source="atspi"))
+        return out
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        self._state = None
+
+    # ---- primitives used by actions and task setups -----------------------------------------
+    def launch_from_launcher(self, name: str, timeout: float = 40.0) -> bool:
+        """Super -> type the name -> Enter in rofi; True once a new application window is active."""
+        s = self._session()
+        before = {w.wid for w in self.x.windows()}
+        self.x.key_combo(["super"])
+        if not self._wait(lambda: self._rofi_ready(), 5.0):
+            return False
+        self.x.type_text(name)
+        self.x.settle(quiet=0.05, timeout=1.0)
+        self.x.key_combo(["enter"])
+        if not self._wait(lambda: not self._rofi_running(), 1.0):
+            self.x.key_combo(["esc"])  # nothing matched: close the launcher
+            self._wait(lambda: not self._rofi_running(), 1.0)
+            return False
+        opened = self._wait(lambda: self._new_active_window(before), timeout)
+        self.x.settle(quiet=0.2, timeout=5.0)
+        del s
+        return opened
+
+    def open_app(self, app: str, *args: str, timeout: float = 40.0) -> None:
+        """Task setup: start a known application (by key of APPS) and wait for its window."""
+        if app not in APPS:
+            raise ValueError(f"unknown app {app!r}; known: {sorted(APPS)}")
+        s = self._session()
+        before = {w.wid for w in self.x.windows()}
+        s.spawn([*APPS[app], *args])
+        if not self._wait(lambda: self._new_active_window(before), timeout):
+            raise DeviceError(f"{app} opened no window within {timeout:.0f} s")
+        self.x.settle(quiet=0.2, timeout=5.0)
+
+    def write_file(self, path: str, content: str | bytes) -> None:
+        """Task setup: create a file in the session (owned by the session user)."""
+        data = content.encode() if isinstance(content, str) else content
+        self._session().write_file(path, data)
+
+    def _session(self) -> XvfbSession:
+        if self.session is None:
+            raise DeviceError("the desktop is not running: call reset() first")
+        return self.session
+
+    def _rofi_running(self) -> bool:
+        return any(p.name == "rofi" for p in DesktopState(self._session()).processes())
+
+    def _rofi_ready(self) -> bool:
+        if not self._rofi_running():
+            return False
+        self.x.settle(quiet=0.05, timeout=1.0)
+        return True
+
+    def _new_active_window(self, before: set[int]) -> bool:
+        win = self.x.active_window()
+        return win is not None and win.wid not in before and bool(win.title)
+
+    @staticmethod
+    def _wait(cond: Any, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if cond():
+                return True
+            time.sleep(0.02)
+        return False
+
+
+__all__ = ["DesktopEnv"]

@@ -1,0 +1,128 @@
+"""Desktop actions (the CRAB paper's Table 2 for Ubuntu, plus drag and move), positions as normalised points."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import Field
+
+from crab_gym.core.actions import Direction, InvalidAction, Point, action
+from crab_gym.envs.base import ActionResult
+from crab_gym.envs.desktop.x11 import KEYS
+
+if TYPE_CHECKING:
+    from crab_gym.envs.desktop import DesktopEnv
+
+Key = Literal[KEYS]  # type: ignore[valid-type]
+Keys = Annotated[list[Key], Field(min_length=1, max_length=4)]  # type: ignore[valid-type]
+Clicks = Annotated[int, Field(ge=1, le=10)]
+TypedText = Annotated[str, Field(min_length=1, max_length=1024)]
+AppName = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+@action
+def click(env: DesktopEnv, point: Point) -> None:
+    """Click the left mouse button at a point on the screen.
+
+    Args:
+        point: Where to click, as (x, y) fractions of the screen width and height.
+    """
+    env.x.click(*env.x.to_pixels(point))
+
+
+@action
+def right_click(env: DesktopEnv, point: Point) -> None:
+    """Click the right mouse button at a point on the screen (opens context menus).
+
+    Args:
+        point: Where to click, as (x, y) fractions of the screen width and height.
+    """
+    env.x.click(*env.x.to_pixels(point), button=3)
+
+
+@action
+def double_click(env: DesktopEnv, point: Point) -> None:
+    """Double-click the left mouse button at a point on the screen (opens files, selects words).
+
+    Args:
+        point: Where to double-click, as (x, y) fractions of the screen width and height.
+    """
+    env.x.click(*env.x.to_pixels(point), count=2)
+
+
+@action
+def move(env: DesktopEnv, point: Point) -> None:
+    """Move the mouse pointer to a point without clicking (hover).
+
+    Args:
+        point: Where to move, as (x, y) fractions of the screen width and height.
+    """
+    env.x.move(*env.x.to_pixels(point))
+
+
+@action
+def drag(env: DesktopEnv, start: Point, end: Point) -> None:
+    """Press the left button at one point, move to another and release (drag and drop, select).
+
+    Args:
+        start: Where the drag starts, as (x, y) fractions of the screen.
+        end: Where the drag ends, as (x, y) fractions of the screen.
+    """
+    env.x.drag(env.x.to_pixels(start), env.x.to_pixels(end))
+
+
+@action
+def write_text(env: DesktopEnv, text: TypedText) -> None:
+    """Type text with the keyboard at the current focus; a newline presses Enter.
+
+    Args:
+        text: The text to type, exactly (any Unicode characters).
+    """
+    env.x.type_text(text)
+
+
+@action
+def press(env: DesktopEnv, key: Key) -> None:
+    """Press and release one key.
+
+    Args:
+        key: The key name, e.g. "enter", "esc", "tab", "backspace", "up", "f5", "a".
+    """
+    env.x.key_combo([key])
+
+
+@action
+def hotkey(env: DesktopEnv, keys: Keys) -> None:
+    """Press keys together, in order, then release them (a keyboard shortcut such as ctrl+s).
+
+    Args:
+        keys: The keys of the shortcut in order, e.g. ["ctrl", "s"] or ["ctrl", "shift", "t"].
+    """
+    env.x.key_combo(list(keys))
+
+
+@action
+def scroll(env: DesktopEnv, direction: Direction, amount: Clicks = 3) -> None:
+    """Turn the mouse wheel where the pointer is.
+
+    Args:
+        direction: Which way the content moves into view: "up", "down", "left" or "right".
+        amount: How many wheel clicks, 1 to 10.
+    """
+    env.x.scroll(direction, amount)
+
+
+@action
+def search_application(env: DesktopEnv, name: AppName) -> ActionResult:
+    """Open the application launcher (Super key), search for an application by name and start it.
+
+    Args:
+        name: Words from the application's name, e.g. "terminal", "text editor", "writer".
+    """
+    if "\n" in name:
+        raise InvalidAction("search_application: parameter 'name' must be one line")
+    opened = env.launch_from_launcher(name)
+    return ActionResult(info={"opened_window": opened})
+
+
+ACTIONS = (click, right_click, double_click, move, drag, write_text, press, hotkey, scroll, search_application)

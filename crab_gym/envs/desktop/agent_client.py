@@ -1,0 +1,46 @@
+"""Client side of the in-session agent: send a named operation, read one JSON answer."""
+
+from __future__ import annotations
+
+import json
+import select
+import subprocess
+from typing import Any
+
+from crab_gym.envs.base import DeviceError
+
+
+class AgentClient:
+    def __init__(self, proc: subprocess.Popen, timeout: float = 20.0) -> None:
+        self.proc = proc
+        self.timeout = timeout
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def call(self, op: str, **args: Any) -> Any:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write((json.dumps({"op": op, "args": args}) + "\n").encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError as e:
+            raise DeviceError(f"session agent is gone ({op})") from e
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+        if not ready:
+            self.close()
+            raise DeviceError(f"session agent did not answer {op!r} within {self.timeout:.0f} s")
+        line = self.proc.stdout.readline()
+        if not line:
+            raise DeviceError(f"session agent exited during {op!r}")
+        reply = json.loads(line)
+        if not reply["ok"]:
+            raise DeviceError(f"session agent {op}: {reply['error']}")
+        return reply["result"]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            if f is not None:
+                f.close()

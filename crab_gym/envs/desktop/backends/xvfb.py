@@ -1,0 +1,417 @@
+"""A real X session per env instance: Xvfb, D-Bus, openbox, rofi and Debian apps, as an unprivileged user.
+
+Each session takes a *slot* (a file lock), which gives it a display number, a dedicated system user
+(when we are root) and a directory with HOME, a pristine copy of HOME and XDG_RUNTIME_DIR. Xvfb keeps
+running across resets (``-noreset``); a reset kills every other process of the session, restores HOME
+and starts the session clients again.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from crab_gym.envs.base import DeviceError
+from crab_gym.envs.desktop.agent_client import AgentClient
+from crab_gym.envs.desktop.x11 import X11Display
+
+TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
+RUN_ROOT = Path(os.environ.get("CRAB_GYM_RUNDIR", "/tmp/crab-gym"))
+FIRST_DISPLAY = 100
+MAX_SLOTS = 64
+MARKER = "CRAB_GYM_SESSION"
+REQUIRED_PROGRAMS = ("Xvfb", "xauth", "xhost", "dbus-daemon", "openbox", "rofi")
+
+
+@dataclass(frozen=True)
+class SessionUser:
+    name: str
+    uid: int
+    gid: int
+    dedicated: bool  # a user of its own (root mode) or the caller (unprivileged mode)
+
+
+def _ensure_user(name: str) -> SessionUser:
+    """A system user for one slot (created once, reused); the caller itself when not root."""
+    if os.geteuid() != 0:
+        pw = pwd.getpwuid(os.getuid())
+        return SessionUser(pw.pw_name, pw.pw_uid, pw.pw_gid, dedicated=False)
+    for attempt in range(20):
+        try:
+            pw = pwd.getpwnam(name)
+            return SessionUser(name, pw.pw_uid, pw.pw_gid, dedicated=True)
+        except KeyError:
+            pass
+        res = subprocess.run(
+            ["useradd", "--system", "--user-group", "--no-create-home", "--shell", "/bin/bash", name],
+            capture_output=True,
+            text=True,
+        )
+        if res.returncode not in (0, 9):  # 9: exists (a concurrent creator won)
+            time.sleep(0.05 * (attempt + 1))  # /etc/passwd is locked by a concurrent useradd
+    raise DeviceError(f"could not create session user {name!r}")
+
+
+class Slot:
+    """An exclusive (display number, user, directory) triple, held by a file lock."""
+
+    def __init__(self) -> None:
+        RUN_ROOT.mkdir(parents=True, exist_ok=True)
+        os.chmod(RUN_ROOT, 0o755)
+        for n in range(MAX_SLOTS):
+            fd = os.open(RUN_ROOT / f"slot{n}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            display = FIRST_DISPLAY + n
+            if os.path.exists(X11Display.socket_path(display)) and not _stale_display(display):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
+                continue
+            self.index, self._fd, self.display_number = n, fd, display
+            self.dir = RUN_ROOT / f"slot{n}"
+            self.user = _ensure_user(f"crabgym{n}")
+            return
+        raise DeviceError(f"no free desktop slot under {RUN_ROOT} (max {MAX_SLOTS})")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _stale_display(number: int) -> bool:
+    """A display socket left by a dead server (its lock file names no live process)."""
+    lock = Path(f"/tmp/.X{number}-lock")
+    try:
+        pid = int(lock.read_text().strip())
+        os.kill(pid, 0)
+        return False
+    except (FileNotFoundError, ValueError, ProcessLookupError):
+        for p in (lock, Path(X11Display.socket_path(number))):
+            p.unlink(missing_ok=True)
+        return True
+    except PermissionError:
+        return False
+
+
+class XvfbSession:
+    """One live X session. ``start()`` once, ``reset()`` per episode, ``close()`` at the end."""
+
+    def __init__(self, size: tuple[int, int] = (1280, 800), apps_timeout: float = 20.0) -> None:
+        missing = [p for p in REQUIRED_PROGRAMS if shutil.which(p) is None]
+        if missing:
+            raise DeviceError(f"xvfb backend needs {missing} on PATH (see README: scripts/setup.sh)")
+        self.size = size
+        self.apps_timeout = apps_timeout
+        self.slot = Slot()
+        self.user = self.slot.user
+        self.display_name = f":{self.slot.display_number}"
+        self.token = secrets.token_hex(8)
+        d = self.slot.dir
+        self.home, self.pristine, self.run_dir = d / "home", d / "pristine", d / "run"
+        self.x: X11Display | None = None
+        self.agent: AgentClient | None = None
+        self._xvfb: subprocess.Popen | None = None
+        self._children: list[subprocess.Popen] = []
+        self._logs: list = []
+
+    # ---- lifecycle ----------------------------------------------------------------------------
+    def start(self) -> None:
+        d = self.slot.dir
+        if d.exists():
+            self._kill_clients(include_xvfb=True)
+            shutil.rmtree(d)
+        d.mkdir(parents=True)
+        os.chmod(d, 0o711)
+        shutil.copytree(TEMPLATE_HOME, self.pristine, symlinks=True)
+        self.run_dir.mkdir(mode=0o700)
+        self._chown_tree(self.pristine)
+        self._chown_tree(self.run_dir)
+        self._start_xvfb()
+        self.x = X11Display(self.display_name)
+        self.reset()
+
+    def reset(self) -> None:
+        """Kill every session client, restore HOME, start D-Bus and the window manager again."""
+        if self._xvfb is None or self._xvfb.poll() is not None:
+            raise DeviceError(f"X server {self.display_name} is not running")
+        self._kill_clients(include_xvfb=False)
+        if self.home.exists():
+            shutil.rmtree(self.home)
+        subprocess.run(["cp", "-a", str(self.pristine), str(self.home)], check=True)
+        for p in self.run_dir.iterdir():
+            if p.name != "Xauthority":
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+        self._start_dbus()
+        # openbox runs --startup once it has managed the screen and grabbed its shortcut keys.
+        ready = self.run_dir / "wm-ready"
+        wm = self.spawn(
+            ["openbox", "--config-file", str(self.home / ".config/openbox/rc.xml"),
+             "--startup", f"touch {ready}"]
+        )  # fmt: skip
+        self._wait(ready.exists, 5.0, "openbox", wm)
+        self.x.move(self.size[0] // 2, self.size[1] // 2)
+        # The first XTEST key event of a server switches the core keyboard's source device and is
+        # lost to passive grabs (the window manager's shortcuts); spend it on a harmless key.
+        self.x.key_combo(["shift"])
+
+    def close(self) -> None:
+        if self.agent is not None:
+            self.agent.close()
+            self.agent = None
+        self._kill_clients(include_xvfb=True)
+        if self.x is not None:
+            self.x.close()
+            self.x = None
+        for f in self._logs:
+            f.close()
+        self._logs.clear()
+        if self.slot.dir.exists():
+            shutil.rmtree(self.slot.dir, ignore_errors=True)
+        self.slot.release()
+
+    # ---- processes ----------------------------------------------------------------------------
+    def env(self) -> dict[str, str]:
+        """The environment every session process gets."""
+        return {
+            "HOME": str(self.home),
+            "USER": self.user.name,
+            "LOGNAME": self.user.name,
+            "SHELL": "/bin/bash",
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "DISPLAY": self.display_name,
+            "XAUTHORITY": str(self.run_dir / "Xauthority"),
+            "XDG_RUNTIME_DIR": str(self.run_dir),
+            "XDG_SESSION_TYPE": "x11",
+            "DBUS_SESSION_BUS_ADDRESS": f"unix:path={self.run_dir / 'bus'}",
+            "GDK_BACKEND": "x11",
+            "NO_AT_BRIDGE": "0",
+            "GNOME_ACCESSIBILITY": "1",
+            "QT_ACCESSIBILITY": "1",
+            "SAL_USE_VCLPLUGIN": "gtk3",
+            "LIBGL_ALWAYS_SOFTWARE": "1",
+            "GSETTINGS_BACKEND": "dconf",
+            MARKER: self.token,
+        }
+
+    def _user_kwargs(self) -> dict:
+        if not self.user.dedicated:
+            return {}
+        return {"user": self.user.uid, "group": self.user.gid, "extra_groups": []}
+
+    def spawn(self, argv: Sequence[str], *, log: str | None = None) -> subprocess.Popen:
+        """Start a process inside the session, as the session user, detached from us."""
+        logfile = open(self.run_dir / f"{log or Path(argv[0]).name}.log", "ab")  # noqa: SIM115
+        self._logs.append(logfile)
+        proc = subprocess.Popen(
+            list(argv),
+            env=self.env(),
+            cwd=self.home,
+            stdin=subprocess.DEVNULL,
+            stdout=logfile,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            **self._user_kwargs(),
+        )
+        self._children.append(proc)
+        return proc
+
+    def run(self, argv: Sequence[str], timeout: float = 10.0, input: bytes | None = None):
+        """Run a named command inside the session and wait for it (used for setup and state reads)."""
+        return subprocess.run(
+            list(argv),
+            env=self.env(),
+            cwd=self.home if self.home.exists() else self.run_dir,
+            input=input,
+            capture_output=True,
+            timeout=timeout,
+            **self._user_kwargs(),
+        )
+
+    def session_pids(self) -> list[int]:
+        """Processes that belong to this session (by uid when it has its own user, else by marker)."""
+        xvfb_pid = self._xvfb.pid if self._xvfb else -1
+        marker = f"{MARKER}={self.token}".encode()
+        pids = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) in (os.getpid(), xvfb_pid):
+                continue
+            try:
+                if self.user.dedicated:
+                    mine = os.stat(f"/proc/{entry}").st_uid == self.user.uid
+                else:
+                    mine = marker in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+                # A zombie is already dead; its parent (us or init) reaps it.
+                if mine and Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1][1:2] != b"Z":
+                    pids.append(int(entry))
+            except (FileNotFoundError, ProcessLookupError, PermissionError):
+                continue
+        return pids
+
+    def _kill_clients(self, include_xvfb: bool) -> None:
+        if self.agent is not None:
+            self.agent.close()
+            self.agent = None
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            pids = self.session_pids()
+            if not pids:
+                break
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self._reap()
+            time.sleep(0.005)
+        self._reap()
+        if include_xvfb and self._xvfb is not None:
+            self._xvfb.kill()
+            self._xvfb.wait()
+            self._xvfb = None
+
+    def _reap(self) -> None:
+        alive = []
+        for p in self._children:
+            if p.poll() is None:
+                alive.append(p)
+        self._children = alive
+
+    # ---- start-up pieces ----------------------------------------------------------------------
+    def _start_xvfb(self) -> None:
+        auth = self.run_dir / "Xauthority"
+        auth.touch()
+        cookie = secrets.token_hex(16)
+        subprocess.run(["xauth", "-q", "-f", str(auth), "add", self.display_name, ".", cookie], check=True)
+        self._chown_tree(auth)
+        w, h = self.size
+        r, wfd = os.pipe()
+        self._xvfb = subprocess.Popen(
+            [
+                "Xvfb", self.display_name, "-screen", "0", f"{w}x{h}x24", "-noreset", "-nolisten", "tcp",
+                "-auth", str(auth), "-displayfd", str(wfd), "+extension", "DAMAGE",
+            ],
+            pass_fds=(wfd,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.run_dir / "Xvfb.log", "wb"),  # noqa: SIM115
+            env={**self.env(), "HOME": str(self.slot.dir)},
+            start_new_session=True,
+            **self._user_kwargs(),
+        )
+        os.close(wfd)
+        try:
+            self._read_ready(r, 10.0)
+        finally:
+            os.close(r)
+        # Let our own (root) process in without the cookie; other users stay out.
+        me = pwd.getpwuid(os.geteuid()).pw_name
+        res = self.run(["xhost", f"+si:localuser:{me}"], timeout=5)
+        if res.returncode != 0:
+            raise DeviceError(f"xhost failed on {self.display_name}: {res.stderr.decode(errors='replace')}")
+
+    def _read_ready(self, fd: int, timeout: float) -> None:
+        import select
+
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready or not os.read(fd, 64).strip():
+            log = (self.run_dir / "Xvfb.log").read_text(errors="replace")[-500:]
+            raise DeviceError(f"Xvfb {self.display_name} did not start: {log}")
+
+    def _start_dbus(self) -> None:
+        res = self.run(
+            [
+                "dbus-daemon", "--session", "--fork", "--nopidfile",
+                f"--address=unix:path={self.run_dir / 'bus'}", "--print-address=1",
+            ],
+            timeout=10,
+        )
+        if res.returncode != 0:
+            raise DeviceError(f"dbus-daemon failed: {res.stderr.decode(errors='replace')}")
+
+    def _wait(self, cond, timeout: float, what: str, proc: subprocess.Popen | None = None) -> None:
+        deadline = time.monotonic() + timeout
+        while not cond():
+            if proc is not None and proc.poll() is not None:
+                raise DeviceError(f"{what} exited with {proc.returncode} (log in {self.run_dir})")
+            if time.monotonic() > deadline:
+                raise DeviceError(f"{what} not ready after {timeout:.0f} s")
+            time.sleep(0.005)
+
+    def _chown_tree(self, path: Path) -> None:
+        if not self.user.dedicated:
+            return
+        os.chown(path, self.user.uid, self.user.gid, follow_symlinks=False)
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                for n in dirs + files:
+                    os.chown(os.path.join(root, n), self.user.uid, self.user.gid, follow_symlinks=False)
+
+    # ---- helpers used by the sub-env ----------------------------------------------------------
+    def launch(self, argv: Sequence[str], wait_window: bool = True, timeout: float | None = None) -> None:
+        """Start an application and (optionally) wait until a new window is mapped and active."""
+        assert self.x is not None
+        before = {w.wid for w in self.x.windows()}
+        proc = self.spawn(argv)
+        if wait_window:
+            self._wait(
+                lambda: any(w.wid not in before for w in self.x.windows()),
+                timeout or self.apps_timeout,
+                f"a window of {argv[0]}",
+            )
+            del proc
+
+    def agent_client(self) -> AgentClient:
+        """The in-session agent (named read operations only, e.g. the accessibility tree), started lazily."""
+        if self.agent is None or not self.agent.alive():
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "crab_gym.envs.desktop.session_agent"],
+                env={**self.env(), "PYTHONPATH": _package_parent()},
+                cwd=self.home,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=open(self.run_dir / "agent.log", "ab"),  # noqa: SIM115
+                start_new_session=True,
+                **self._user_kwargs(),
+            )
+            self.agent = AgentClient(proc)
+        return self.agent
+
+    def write_file(self, rel: str, data: bytes) -> Path:
+        """Create a file in the session's HOME, owned by the session user."""
+        path = self.resolve(rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        for p in [path, *path.parents]:
+            if p == self.home.parent:
+                break
+            if self.user.dedicated:
+                os.chown(p, self.user.uid, self.user.gid)
+        return path
+
+    def resolve(self, path: str) -> Path:
+        """A session path (``~/x`` or ``/abs``) to a host path; ``~`` is the session's HOME."""
+        if path == "~" or path.startswith("~/"):
+            return self.home / path[2:]
+        if not path.startswith("/"):
+            return self.home / path
+        return Path(path)
+
+
+def _package_parent() -> str:
+    return str(Path(__file__).resolve().parents[4])

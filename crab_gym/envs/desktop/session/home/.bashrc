@@ -1,0 +1,2 @@
+PS1='\u@crab:\w\$ '
+HISTFILE=~/.bash_history

@@ -1,0 +1,110 @@
+"""Runs inside a desktop session, as the session user: answers *named* read operations over stdin/stdout.
+
+It executes no code sent to it. Requests are JSON lines ``{"op": NAME, "args": {...}}``; answers are
+``{"ok": true, "result": ...}`` or ``{"ok": false, "error": "..."}``. The same operations are what a VM
+guest agent offers, so evaluators read state identically on every backend.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+MAX_NODES = 4000
+MAX_TEXT = 20000
+INTERESTING_STATES = ("focused", "selected", "checked", "editable", "showing", "visible", "enabled", "pressed")
+
+
+def _atspi_tree(max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
+    """Flattened accessibility tree of every application; subtrees that manage descendants are skipped."""
+    import pyatspi
+
+    out: list[dict[str, Any]] = []
+    desktop = pyatspi.Registry.getDesktop(0)
+
+    def visit(acc, app: str, depth: int, parent: int) -> None:
+        if len(out) >= max_nodes or acc is None:
+            return
+        try:
+            states = acc.getState()
+            role = acc.getRoleName()
+            name = acc.name or ""
+            node: dict[str, Any] = {
+                "app": app,
+                "role": role,
+                "name": name,
+                "depth": depth,
+                "parent": parent,
+                "states": [s for s in INTERESTING_STATES if states.contains(getattr(pyatspi, f"STATE_{s.upper()}"))],
+            }
+            try:
+                ext = acc.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+                node["box"] = [ext.x, ext.y, ext.width, ext.height]
+            except NotImplementedError:
+                node["box"] = None
+            try:
+                text = acc.queryText()
+                node["text"] = text.getText(0, min(text.characterCount, MAX_TEXT))
+            except NotImplementedError:
+                pass
+            index = len(out)
+            out.append(node)
+            if states.contains(pyatspi.STATE_MANAGES_DESCENDANTS) or depth > 40:
+                return
+            for i in range(min(acc.childCount, 500)):
+                visit(acc.getChildAtIndex(i), app, depth + 1, index)
+        except Exception:  # an app that dies mid-walk must not kill the agent
+            return
+
+    for i in range(desktop.childCount):
+        app = desktop.getChildAtIndex(i)
+        if app is not None:
+            visit(app, app.name or "", 0, -1)
+    return out
+
+
+def _run(argv: list[str], timeout: float = 5.0) -> str:
+    res = subprocess.run(argv, capture_output=True, timeout=timeout)
+    if res.returncode != 0:
+        raise RuntimeError(res.stderr.decode(errors="replace").strip() or f"{argv[0]} failed")
+    return res.stdout.decode(errors="replace")
+
+
+def _gsettings_get(schema: str, key: str) -> str:
+    return _run(["gsettings", "get", schema, key]).strip()
+
+
+def _clipboard() -> str:
+    try:
+        return _run(["xclip", "-o", "-selection", "clipboard"], timeout=2.0)
+    except RuntimeError:
+        return ""
+
+
+OPS: dict[str, Callable[..., Any]] = {
+    "ping": lambda: "pong",
+    "atspi_tree": _atspi_tree,
+    "gsettings_get": _gsettings_get,
+    "clipboard": _clipboard,
+}
+
+
+def serve(stdin=sys.stdin, stdout=sys.stdout) -> None:
+    for line in stdin:
+        try:
+            req = json.loads(line)
+            op = OPS[req["op"]]
+            reply = {"ok": True, "result": op(**req.get("args", {}))}
+        except KeyError as e:
+            reply = {"ok": False, "error": f"unknown operation or argument: {e}"}
+        except Exception as e:
+            reply = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+        stdout.write(json.dumps(reply) + "\n")
+        stdout.flush()
+
+
+if __name__ == "__main__":
+    serve()

@@ -1,0 +1,322 @@
+"""X11 primitives for one display: XTEST input, mss frames, window queries, damage-based settling.
+
+One ``X11Display`` per display and per process: python-xlib and mss connections are not shared
+between displays, so several sessions can live side by side in one process.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import time
+from dataclasses import dataclass
+
+import mss
+import numpy as np
+from PIL import Image
+from Xlib import XK, X, display
+from Xlib.error import XError
+from Xlib.ext import damage, xtest
+
+# Key names agents use (pyautogui-like) -> X keysym names.
+KEY_ALIASES: dict[str, str] = {
+    "enter": "Return",
+    "return": "Return",
+    "esc": "Escape",
+    "escape": "Escape",
+    "tab": "Tab",
+    "space": "space",
+    "backspace": "BackSpace",
+    "delete": "Delete",
+    "del": "Delete",
+    "insert": "Insert",
+    "home": "Home",
+    "end": "End",
+    "pageup": "Prior",
+    "pagedown": "Next",
+    "up": "Up",
+    "down": "Down",
+    "left": "Left",
+    "right": "Right",
+    "ctrl": "Control_L",
+    "control": "Control_L",
+    "shift": "Shift_L",
+    "alt": "Alt_L",
+    "super": "Super_L",
+    "win": "Super_L",
+    "meta": "Super_L",
+    "capslock": "Caps_Lock",
+    "printscreen": "Print",
+    "menu": "Menu",
+}
+KEY_ALIASES.update({f"f{i}": f"F{i}" for i in range(1, 13)})
+
+# The closed vocabulary of keys for `press`/`hotkey` (the action space indexes this tuple).
+KEYS: tuple[str, ...] = (
+    tuple(dict.fromkeys(KEY_ALIASES))
+    + tuple("abcdefghijklmnopqrstuvwxyz")
+    + tuple("0123456789")
+    + tuple("`-=[]\\;',./")
+)
+
+_PUNCT_KEYSYMS = {
+    "`": "grave",
+    "-": "minus",
+    "=": "equal",
+    "[": "bracketleft",
+    "]": "bracketright",
+    "\\": "backslash",
+    ";": "semicolon",
+    "'": "apostrophe",
+    ",": "comma",
+    ".": "period",
+    "/": "slash",
+}
+
+BUTTONS = {"left": 1, "middle": 2, "right": 3}
+SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
+
+
+def keysym_for_name(name: str) -> int:
+    """Keysym of a key name (alias, X keysym name or single character); 0 if unknown."""
+    key = KEY_ALIASES.get(name.lower(), name) if len(name) > 1 else name
+    if len(key) == 1:
+        return keysym_for_char(key)
+    return XK.string_to_keysym(key)
+
+
+def keysym_for_char(ch: str) -> int:
+    """Keysym of one character (Latin-1 maps to itself, other code points to 0x01000000 + cp)."""
+    if ch == "\n":
+        return XK.string_to_keysym("Return")
+    if ch == "\t":
+        return XK.string_to_keysym("Tab")
+    if ch in _PUNCT_KEYSYMS:
+        return XK.string_to_keysym(_PUNCT_KEYSYMS[ch])
+    cp = ord(ch)
+    if 0x20 <= cp <= 0x7E or 0xA0 <= cp <= 0xFF:
+        return cp
+    return 0x01000000 + cp
+
+
+@dataclass(frozen=True)
+class WindowInfo:
+    """A top-level client window as the window manager reports it."""
+
+    wid: int
+    title: str
+    wm_class: str
+    pid: int | None
+
+
+class X11Display:
+    """Input, frames and window facts for one X display."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._d = display.Display(name)
+        self._root = self._d.screen().root
+        geom = self._root.get_geometry()
+        self.size = (int(geom.width), int(geom.height))
+        self._mss = mss.MSS(display=name)
+        self._monitor = {"left": 0, "top": 0, "width": self.size[0], "height": self.size[1]}
+        self._atoms: dict[str, int] = {}
+        self._spare_keycodes = self._find_spare_keycodes()
+        self._remapped: dict[int, int] = {}  # keysym -> spare keycode
+        self._damage = None
+        if self._d.has_extension("DAMAGE"):
+            self._d.damage_query_version()
+            self._damage = self._root.damage_create(damage.DamageReportNonEmpty)
+            self._damage_event = self._d.extension_event.DamageNotify
+        self._d.sync()
+
+    # ---- frames -------------------------------------------------------------------------------
+    def grab(self) -> np.ndarray:
+        """The whole screen as (H, W, 3) uint8 RGB; the BGRA->RGB swizzle happens in Pillow's C code."""
+        shot = self._mss.grab(self._monitor)
+        img = Image.frombuffer("RGB", shot.size, shot.bgra, "raw", "BGRX", 0, 1)
+        return np.asarray(img)
+
+    def settle(self, quiet: float = 0.03, timeout: float = 2.0) -> bool:
+        """Wait until no screen damage for ``quiet`` seconds (bounded by ``timeout``); True if settled."""
+        self._d.sync()
+        if self._damage is None:
+            time.sleep(quiet)
+            return True
+        start = last = time.monotonic()
+        fd = self._d.fileno()
+        while True:
+            now = time.monotonic()
+            if now - last >= quiet:
+                return True
+            if now - start >= timeout:
+                return False
+            if self._drain_damage():
+                last = time.monotonic()
+                continue
+            select.select([fd], [], [], min(quiet - (now - last), timeout - (now - start), 0.05))
+
+    def _drain_damage(self) -> bool:
+        seen = False
+        while self._d.pending_events():
+            ev = self._d.next_event()
+            if ev.type == self._damage_event:
+                seen = True
+        if seen:
+            self._d.damage_subtract(self._damage)
+            self._d.sync()
+        return seen
+
+    # ---- input --------------------------------------------------------------------------------
+    def to_pixels(self, point: tuple[float, float]) -> tuple[int, int]:
+        w, h = self.size
+        return min(int(point[0] * w), w - 1), min(int(point[1] * h), h - 1)
+
+    def move(self, x: int, y: int) -> None:
+        xtest.fake_input(self._d, X.MotionNotify, x=x, y=y)
+        self._d.sync()
+
+    def button(self, button: int, down: bool) -> None:
+        xtest.fake_input(self._d, X.ButtonPress if down else X.ButtonRelease, button)
+        self._d.sync()
+
+    def click(self, x: int, y: int, button: int = 1, count: int = 1) -> None:
+        self.move(x, y)
+        for _ in range(count):
+            xtest.fake_input(self._d, X.ButtonPress, button)
+            xtest.fake_input(self._d, X.ButtonRelease, button)
+        self._d.sync()
+
+    def drag(self, start: tuple[int, int], end: tuple[int, int], steps: int = 10) -> None:
+        self.move(*start)
+        self.button(1, True)
+        for i in range(1, steps + 1):
+            t = i / steps
+            self.move(round(start[0] + (end[0] - start[0]) * t), round(start[1] + (end[1] - start[1]) * t))
+            time.sleep(0.005)
+        self.button(1, False)
+
+    def scroll(self, direction: str, clicks: int) -> None:
+        b = SCROLL_BUTTONS[direction]
+        for _ in range(clicks):
+            xtest.fake_input(self._d, X.ButtonPress, b)
+            xtest.fake_input(self._d, X.ButtonRelease, b)
+        self._d.sync()
+
+    def key_combo(self, names: list[str]) -> None:
+        """Press keys in order, release in reverse (a hotkey; one name is a plain key press)."""
+        codes = [self._keycode_for(keysym_for_name(n), n) for n in names]
+        for code, shift in codes:
+            if shift:
+                xtest.fake_input(self._d, X.KeyPress, self._keycode_for(XK.XK_Shift_L, "shift")[0])
+            xtest.fake_input(self._d, X.KeyPress, code)
+        for code, shift in reversed(codes):
+            xtest.fake_input(self._d, X.KeyRelease, code)
+            if shift:
+                xtest.fake_input(self._d, X.KeyRelease, self._keycode_for(XK.XK_Shift_L, "shift")[0])
+        self._d.sync()
+
+    def type_text(self, text: str, delay: float = 0.0) -> None:
+        """Type text exactly, including characters absent from the keymap (they get a spare keycode)."""
+        shift_code = self._keycode_for(XK.XK_Shift_L, "shift")[0]
+        for ch in text:
+            code, shift = self._keycode_for(keysym_for_char(ch), ch)
+            if shift:
+                xtest.fake_input(self._d, X.KeyPress, shift_code)
+            xtest.fake_input(self._d, X.KeyPress, code)
+            xtest.fake_input(self._d, X.KeyRelease, code)
+            if shift:
+                xtest.fake_input(self._d, X.KeyRelease, shift_code)
+            if delay:
+                self._d.sync()
+                time.sleep(delay)
+        self._d.sync()
+
+    def _keycode_for(self, keysym: int, label: str) -> tuple[int, bool]:
+        if keysym == 0:
+            raise ValueError(f"unknown key {label!r}")
+        for code, index in self._d.keysym_to_keycodes(keysym):
+            if index in (0, 1):
+                return code, index == 1
+        return self._remap(keysym), False
+
+    def _find_spare_keycodes(self) -> list[int]:
+        first = self._d.display.info.min_keycode
+        count = self._d.display.info.max_keycode - first + 1
+        mapping = self._d.get_keyboard_mapping(first, count)
+        return [first + i for i, syms in enumerate(mapping) if not any(syms)][-8:]
+
+    def _remap(self, keysym: int) -> int:
+        if keysym in self._remapped:
+            return self._remapped[keysym]
+        if not self._spare_keycodes:
+            raise ValueError("no spare keycode to type this character")
+        code = self._spare_keycodes[len(self._remapped) % len(self._spare_keycodes)]
+        for old, c in list(self._remapped.items()):
+            if c == code:
+                del self._remapped[old]
+        self._d.change_keyboard_mapping(code, [(keysym, keysym)])
+        self._d.sync()
+        self._remapped[keysym] = code
+        return code
+
+    # ---- windows ------------------------------------------------------------------------------
+    def _atom(self, name: str) -> int:
+        if name not in self._atoms:
+            self._atoms[name] = self._d.intern_atom(name)
+        return self._atoms[name]
+
+    def _prop(self, win, name: str, type_: int = X.AnyPropertyType):
+        try:
+            p = win.get_full_property(self._atom(name), type_)
+        except XError:
+            return None
+        return p.value if p is not None else None
+
+    def _window_info(self, wid: int) -> WindowInfo | None:
+        win = self._d.create_resource_object("window", wid)
+        title = self._prop(win, "_NET_WM_NAME", self._atom("UTF8_STRING"))
+        if title is None:
+            title = self._prop(win, "WM_NAME")
+        if isinstance(title, bytes):
+            title = title.decode("utf-8", "replace")
+        wm_class = self._prop(win, "WM_CLASS")
+        if isinstance(wm_class, bytes):
+            wm_class = wm_class.split(b"\0")[-2 if wm_class.endswith(b"\0") else -1].decode("utf-8", "replace")
+        pid = self._prop(win, "_NET_WM_PID")
+        return WindowInfo(
+            wid=wid, title=str(title or ""), wm_class=str(wm_class or ""), pid=int(pid[0]) if pid else None
+        )
+
+    def windows(self) -> list[WindowInfo]:
+        """Client windows managed by the window manager, bottom to top."""
+        ids = self._prop(self._root, "_NET_CLIENT_LIST_STACKING", X.AnyPropertyType)
+        if ids is None:
+            ids = self._prop(self._root, "_NET_CLIENT_LIST", X.AnyPropertyType)
+        infos = [self._window_info(int(w)) for w in (ids or [])]
+        return [i for i in infos if i is not None]
+
+    def active_window(self) -> WindowInfo | None:
+        ids = self._prop(self._root, "_NET_ACTIVE_WINDOW", X.AnyPropertyType)
+        if not ids or not int(ids[0]):
+            return None
+        return self._window_info(int(ids[0]))
+
+    def wm_running(self) -> bool:
+        return bool(self._prop(self._root, "_NET_SUPPORTING_WM_CHECK", X.AnyPropertyType))
+
+    def sync(self) -> None:
+        self._d.sync()
+
+    def close(self) -> None:
+        try:
+            self._mss.close()
+        finally:
+            try:
+                self._d.close()
+            except Exception:
+                pass
+
+    @staticmethod
+    def socket_path(number: int) -> str:
+        return os.path.join("/tmp/.X11-unix", f"X{number}")
