@@ -1,1 +1,19 @@
-"""crab-gym: GUI agents across a Linux desktop and an Android phone, in one Gymnasium env."""
+"""crab-gym: GUI agents across a Linux desktop and an Android phone, in one Gymnasium env.
+
+``import crab_gym`` registers the env ids below.
+"""
+
+from __future__ import annotations
+
+from gymnasium.envs.registration import register
+
+__version__ = "0.1.0"
+
+# Every id is nondeterministic: real applications repaint, start and save on their own schedule, so the
+# same actions from the same seed can yield different frames (and, rarely, different timing of state).
+register(
+    id="Crab-Desktop-v0",
+    entry_point="crab_gym.env:CrabEnv",
+    nondeterministic=True,
+    kwargs={"devices": ("ubuntu", "root")},
+)

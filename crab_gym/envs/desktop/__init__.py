@@ -83,7 +83,7 @@ class DesktopEnv(SubEnv):
     def screenshot(self) -> np.ndarray:
         return self.x.grab()
 
-    def settle(self, quiet: float = 0.03, timeout: float = 2.0) -> None:
+    def settle(self, quiet: float = 0.02, timeout: float = 2.0) -> None:
         self.x.settle(quiet=quiet, timeout=timeout)
 
     def state(self) -> DesktopState:

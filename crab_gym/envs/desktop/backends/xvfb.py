@@ -12,6 +12,7 @@ import fcntl
 import os
 import pwd
 import secrets
+import select
 import shutil
 import signal
 import subprocess
@@ -27,8 +28,8 @@ from crab_gym.envs.desktop.x11 import X11Display
 
 TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
 RUN_ROOT = Path(os.environ.get("CRAB_GYM_RUNDIR", "/tmp/crab-gym"))
-FIRST_DISPLAY = 100
 MAX_SLOTS = 64
+FIRST_DISPLAY = 100
 MARKER = "CRAB_GYM_SESSION"
 REQUIRED_PROGRAMS = ("Xvfb", "xauth", "xhost", "dbus-daemon", "openbox", "rofi")
 
@@ -63,49 +64,34 @@ def _ensure_user(name: str) -> SessionUser:
 
 
 class Slot:
-    """An exclusive (display number, user, directory) triple, held by a file lock."""
+    """An exclusive (user, directory) pair, held by a file lock that is global to the machine.
+
+    The locks live in one place whatever ``CRAB_GYM_RUNDIR`` says, because the users they hand out are
+    machine-wide: two runs must never share a session user (a reset kills all of its processes).
+    """
 
     def __init__(self) -> None:
+        locks = Path(f"/tmp/.crab-gym-locks-{os.geteuid()}")
+        locks.mkdir(mode=0o700, exist_ok=True)
         RUN_ROOT.mkdir(parents=True, exist_ok=True)
-        os.chmod(RUN_ROOT, 0o755)
         for n in range(MAX_SLOTS):
-            fd = os.open(RUN_ROOT / f"slot{n}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+            fd = os.open(locks / f"slot{n}.lock", os.O_CREAT | os.O_RDWR, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
                 continue
-            display = FIRST_DISPLAY + n
-            if os.path.exists(X11Display.socket_path(display)) and not _stale_display(display):
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                os.close(fd)
-                continue
-            self.index, self._fd, self.display_number = n, fd, display
-            self.dir = RUN_ROOT / f"slot{n}"
-            self.user = _ensure_user(f"crabgym{n}")
+            self.index, self._fd = n, fd
+            self.dir = RUN_ROOT / f"s{n}"
+            self.user = _ensure_user(f"crabgym-s{n}")
             return
-        raise DeviceError(f"no free desktop slot under {RUN_ROOT} (max {MAX_SLOTS})")
+        raise DeviceError(f"no free desktop slot (all {MAX_SLOTS} are in use)")
 
     def release(self) -> None:
         if self._fd >= 0:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = -1
-
-
-def _stale_display(number: int) -> bool:
-    """A display socket left by a dead server (its lock file names no live process)."""
-    lock = Path(f"/tmp/.X{number}-lock")
-    try:
-        pid = int(lock.read_text().strip())
-        os.kill(pid, 0)
-        return False
-    except (FileNotFoundError, ValueError, ProcessLookupError):
-        for p in (lock, Path(X11Display.socket_path(number))):
-            p.unlink(missing_ok=True)
-        return True
-    except PermissionError:
-        return False
 
 
 class XvfbSession:
@@ -119,7 +105,7 @@ class XvfbSession:
         self.apps_timeout = apps_timeout
         self.slot = Slot()
         self.user = self.slot.user
-        self.display_name = f":{self.slot.display_number}"
+        self.display_name = ""  # Xvfb picks a free display number at start
         self.token = secrets.token_hex(8)
         d = self.slot.dir
         self.home, self.pristine, self.run_dir = d / "home", d / "pristine", d / "run"
@@ -138,6 +124,7 @@ class XvfbSession:
         d.mkdir(parents=True)
         os.chmod(d, 0o711)
         shutil.copytree(TEMPLATE_HOME, self.pristine, symlinks=True)
+        os.chmod(self.pristine, 0o700)  # HOME is private to the session user
         self.run_dir.mkdir(mode=0o700)
         self._chown_tree(self.pristine)
         self._chown_tree(self.run_dir)
@@ -294,44 +281,37 @@ class XvfbSession:
 
     # ---- start-up pieces ----------------------------------------------------------------------
     def _start_xvfb(self) -> None:
+        sockets = Path("/tmp/.X11-unix")
+        if os.geteuid() == 0 and (not sockets.exists() or sockets.stat().st_uid != 0):
+            # Xvfb runs as the session user: the shared socket dir must be root's, sticky, world-writable.
+            sockets.mkdir(exist_ok=True)
+            os.chown(sockets, 0, 0)
+            os.chmod(sockets, 0o1777)
+        number = _free_display(FIRST_DISPLAY + self.slot.index)
+        self.display_name = f":{number}"
         auth = self.run_dir / "Xauthority"
         auth.touch()
-        cookie = secrets.token_hex(16)
-        subprocess.run(["xauth", "-q", "-f", str(auth), "add", self.display_name, ".", cookie], check=True)
+        subprocess.run(["xauth", "-q", "-f", str(auth), "add", self.display_name, ".", secrets.token_hex(16)], check=True)
         self._chown_tree(auth)
         w, h = self.size
-        r, wfd = os.pipe()
         self._xvfb = subprocess.Popen(
             [
                 "Xvfb", self.display_name, "-screen", "0", f"{w}x{h}x24", "-noreset", "-nolisten", "tcp",
-                "-auth", str(auth), "-displayfd", str(wfd), "+extension", "DAMAGE",
+                "-auth", str(auth), "+extension", "DAMAGE",
             ],
-            pass_fds=(wfd,),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=open(self.run_dir / "Xvfb.log", "wb"),  # noqa: SIM115
             env={**self.env(), "HOME": str(self.slot.dir)},
             start_new_session=True,
             **self._user_kwargs(),
-        )
-        os.close(wfd)
-        try:
-            self._read_ready(r, 10.0)
-        finally:
-            os.close(r)
+        )  # fmt: skip
+        self._wait(lambda: _accepts(number), 10.0, f"Xvfb {self.display_name}", self._xvfb)
         # Let our own (root) process in without the cookie; other users stay out.
         me = pwd.getpwuid(os.geteuid()).pw_name
         res = self.run(["xhost", f"+si:localuser:{me}"], timeout=5)
         if res.returncode != 0:
             raise DeviceError(f"xhost failed on {self.display_name}: {res.stderr.decode(errors='replace')}")
-
-    def _read_ready(self, fd: int, timeout: float) -> None:
-        import select
-
-        ready, _, _ = select.select([fd], [], [], timeout)
-        if not ready or not os.read(fd, 64).strip():
-            log = (self.run_dir / "Xvfb.log").read_text(errors="replace")[-500:]
-            raise DeviceError(f"Xvfb {self.display_name} did not start: {log}")
 
     def _start_dbus(self) -> None:
         res = self.run(
@@ -348,7 +328,9 @@ class XvfbSession:
         deadline = time.monotonic() + timeout
         while not cond():
             if proc is not None and proc.poll() is not None:
-                raise DeviceError(f"{what} exited with {proc.returncode} (log in {self.run_dir})")
+                logs = sorted(self.run_dir.glob("*.log"), key=lambda f: f.stat().st_mtime)
+                tail = logs[-1].read_text(errors="replace")[-300:].strip() if logs else ""
+                raise DeviceError(f"{what} exited with {proc.returncode}: {tail}")
             if time.monotonic() > deadline:
                 raise DeviceError(f"{what} not ready after {timeout:.0f} s")
             time.sleep(0.005)
@@ -411,6 +393,41 @@ class XvfbSession:
         if not path.startswith("/"):
             return self.home / path
         return Path(path)
+
+
+def _accepts(number: int) -> bool:
+    """True if an X server listens on display ``number``."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        try:
+            sock.connect(X11Display.socket_path(number))
+            return True
+        except OSError:
+            return False
+
+
+def _free_display(first: int) -> int:
+    """A display number no X server uses: ``first``, or the next one a slot stride away.
+
+    Leftovers of a dead server (a lock naming no live process, a socket nobody listens on) are removed.
+    """
+    n = first
+    while True:
+        if not _accepts(n):
+            lock, sock = Path(f"/tmp/.X{n}-lock"), Path(X11Display.socket_path(n))
+            try:
+                os.kill(int(lock.read_text().strip()), 0)  # a live server still starting: not free
+            except (FileNotFoundError, ValueError, ProcessLookupError):
+                try:
+                    lock.unlink(missing_ok=True)
+                    sock.unlink(missing_ok=True)
+                    return n
+                except PermissionError:
+                    pass
+            except PermissionError:
+                pass
+        n += MAX_SLOTS
 
 
 def _package_parent() -> str:

@@ -1,0 +1,6 @@
+"""Baseline agents: ``agent.act(obs, info) -> action``."""
+
+from crab_gym.baselines.oracle import OracleAgent
+from crab_gym.baselines.random_agent import RandomAgent
+
+__all__ = ["OracleAgent", "RandomAgent"]

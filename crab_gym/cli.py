@@ -1,0 +1,94 @@
+"""`crab-gym`: list and show tasks, evaluate agents."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _cmd_tasks(args: argparse.Namespace) -> int:
+    from crab_gym.tasks import load_tasks
+
+    tasks = load_tasks(args.set)
+    if args.action == "list":
+        for t in tasks:
+            print(f"{t.id}\t{','.join(t.platforms)}\t{t.node_count} nodes\t{t.description}")
+        return 0
+    if args.action == "show":
+        found = [t for t in tasks if t.id in args.ids]
+        if not found:
+            print(f"no task with id {args.ids} in {args.set}", file=sys.stderr)
+            return 1
+        for t in found:
+            data = t.to_json()
+            data["platforms"], data["apps"] = list(t.platforms), list(t.apps)
+            data["checks"] = [n["description"] for n in t.evaluator().node_states()]
+            data["solution"] = [{"env": s.env, "action": s.action, "params": dict(s.params)} for s in t.solution()]
+            print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    raise AssertionError(args.action)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+    from rich.console import Console
+
+    import crab_gym  # noqa: F401
+    from crab_gym.baselines import OracleAgent, RandomAgent
+    from crab_gym.core.metrics import format_table
+    from crab_gym.runner import evaluate, write_report
+
+    devices = tuple(args.devices.split(","))
+    env = gym.make("Crab-v0" if "android" in devices else "Crab-Desktop-v0", devices=devices, tasks=args.tasks,
+                   max_steps=args.max_steps)  # fmt: skip
+    agents = {"oracle": lambda: OracleAgent(env), "random": lambda: RandomAgent(env, seed=args.seed)}
+    if args.agent not in agents:
+        print(f"unknown agent {args.agent!r}; choose from {sorted(agents)}", file=sys.stderr)
+        return 2
+    agent = agents[args.agent]()
+    ids = env.unwrapped.task_ids()
+    if args.limit:
+        ids = ids[: args.limit]
+    console = Console(stderr=True)
+
+    def show(rec) -> None:
+        mark = "[green]ok[/]" if rec.success else f"[red]{rec.termination_reason}[/]"
+        console.print(f"{rec.task_id:40s} CR {rec.completion_ratio:.2f}  {rec.actions:2d} actions  "
+                      f"{rec.seconds:5.1f} s  {mark}")  # fmt: skip
+
+    try:
+        records, metrics = evaluate(env, agent, ids, seed=args.seed, on_record=show)
+    finally:
+        env.close()
+    print(format_table(metrics, title=f"{args.agent} on {args.tasks} ({','.join(devices)})"))
+    if args.out:
+        write_report(Path(args.out), records, metrics, title=f"crab-gym: {args.agent} on {args.tasks}")
+        print(f"records, metrics and report.html in {args.out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="crab-gym", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("tasks", help="list or show tasks")
+    t.add_argument("action", choices=["list", "show"])
+    t.add_argument("ids", nargs="*")
+    t.add_argument("--set", default="v0", help="task set name or JSON file")
+    t.set_defaults(func=_cmd_tasks)
+    e = sub.add_parser("eval", help="run an agent over tasks and print the metrics table")
+    e.add_argument("--agent", default="oracle", help="oracle | random")
+    e.add_argument("--tasks", default="v0")
+    e.add_argument("--devices", default="ubuntu", help="comma-separated: ubuntu,android")
+    e.add_argument("--max-steps", type=int, default=20)
+    e.add_argument("--limit", type=int, default=0, help="run only the first N tasks")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--out", default="", help="directory for records.jsonl, metrics.json, report.html")
+    e.set_defaults(func=_cmd_eval)
+    args = p.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

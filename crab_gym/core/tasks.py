@@ -1,0 +1,269 @@
+"""Sub-task templates, tasks composed from them, and the CRAB task JSON shape.
+
+A :class:`SubTaskTemplate` turns typed attributes into an instruction, a small DAG of checks, a setup of
+device state and a scripted solution. A :class:`Task` is sub-task instances plus edges between them; its
+evaluator graph is the union of the sub-task graphs with an edge from every sink of a predecessor sub-task to
+every source of its successor.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from crab_gym.core.evaluators import Check
+from crab_gym.core.graph import GraphEvaluator
+
+__all__ = [
+    "TEMPLATES",
+    "Step",
+    "SubTask",
+    "SubTaskTemplate",
+    "Task",
+    "TaskFileError",
+    "chain",
+    "get_template",
+    "register",
+    "task_from_json",
+    "tasks_from_file",
+]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One action of a scripted solution: which device, which action, its parameters."""
+
+    env: str
+    action: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+GraphLike = nx.DiGraph | Sequence[Check]
+
+
+def chain(*checks: Check) -> nx.DiGraph:
+    """A graph in which each check needs the one before it."""
+    g = nx.DiGraph()
+    for i, c in enumerate(checks):
+        g.add_node(i, check=c)
+        if i:
+            g.add_edge(i - 1, i)
+    return g
+
+
+def _as_graph(value: GraphLike) -> nx.DiGraph:
+    if isinstance(value, nx.DiGraph):
+        return value
+    return chain(*value)
+
+
+@dataclass(frozen=True)
+class SubTaskTemplate:
+    """A family of sub-tasks: typed attributes in, instruction, checks, setup and solution out.
+
+    ``evaluator(**attrs)`` returns a DAG (or a list of checks, chained); ``setup(envs, **attrs)`` prepares
+    device state through the sub-envs' named setup operations; ``solution(**attrs)`` returns the steps that
+    solve it from the pristine state after setup.
+    """
+
+    id: str
+    description: str
+    attributes: Mapping[str, str]  # attribute name -> attribute type name
+    evaluator: Callable[..., GraphLike]
+    solution: Callable[..., list[Step]]
+    setup: Callable[..., None] | None = None
+    platforms: tuple[str, ...] = ()
+    apps: tuple[str, ...] = ()
+    output_type: str | None = None
+    output: Callable[..., Any] | None = None  # attrs -> the value this sub-task produces
+
+    def __post_init__(self) -> None:
+        fields = {f for _, f, _, _ in string.Formatter().parse(self.description) if f}
+        unknown = fields - set(self.attributes)
+        if unknown:
+            raise ValueError(f"template {self.id}: instruction uses undeclared attributes {sorted(unknown)}")
+
+    def instantiate(self, **attrs: Any) -> SubTask:
+        missing = set(self.attributes) - set(attrs)
+        extra = set(attrs) - set(self.attributes)
+        if missing or extra:
+            raise ValueError(
+                f"template {self.id}: attributes missing {sorted(missing)}, unknown {sorted(extra)}; "
+                f"expected {dict(self.attributes)}"
+            )
+        return SubTask(self, dict(attrs))
+
+
+TEMPLATES: dict[str, SubTaskTemplate] = {}
+
+
+def register(template: SubTaskTemplate) -> SubTaskTemplate:
+    if template.id in TEMPLATES and TEMPLATES[template.id] is not template:
+        raise ValueError(f"a sub-task template with id {template.id!r} is already registered")
+    TEMPLATES[template.id] = template
+    return template
+
+
+def get_template(template_id: str) -> SubTaskTemplate:
+    if template_id not in TEMPLATES:
+        import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
+
+    try:
+        return TEMPLATES[template_id]
+    except KeyError:
+        raise KeyError(f"unknown sub-task template {template_id!r}") from None
+
+
+@dataclass(frozen=True)
+class SubTask:
+    template: SubTaskTemplate
+    attributes: dict[str, Any]
+
+    @property
+    def instruction(self) -> str:
+        return self.template.description.format(**self.attributes)
+
+    def graph(self) -> nx.DiGraph:
+        return _as_graph(self.template.evaluator(**self.attributes))
+
+    def output(self) -> Any:
+        return self.template.output(**self.attributes) if self.template.output else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task": self.template.id, "attribute": self.attributes, "output": self.output()}
+
+
+@dataclass
+class Task:
+    """A task: sub-tasks, the order they must happen in, and an instruction for the whole."""
+
+    id: str
+    description: str
+    subtasks: list[SubTask]
+    edges: list[tuple[int, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.subtasks:
+            raise ValueError(f"task {self.id}: needs at least one sub-task")
+        g = nx.DiGraph()
+        g.add_nodes_from(range(len(self.subtasks)))
+        for u, v in self.edges:
+            if not (0 <= u < len(self.subtasks) and 0 <= v < len(self.subtasks)):
+                raise ValueError(f"task {self.id}: adjlist edge {u}->{v} names a missing sub-task")
+            g.add_edge(u, v)
+        if not nx.is_directed_acyclic_graph(g):
+            raise ValueError(f"task {self.id}: adjlist has a cycle")
+        self._order = list(nx.topological_sort(g))
+
+    @property
+    def platforms(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p for s in self.subtasks for p in s.template.platforms))
+
+    @property
+    def apps(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(a for s in self.subtasks for a in s.template.apps))
+
+    def graph(self) -> nx.DiGraph:
+        """Union of the sub-task graphs, sinks of each predecessor linked to sources of its successor."""
+        g = nx.DiGraph()
+        sources: dict[int, list[Any]] = {}
+        sinks: dict[int, list[Any]] = {}
+        for i, sub in enumerate(self.subtasks):
+            sg = sub.graph()
+            mapping = {n: (i, n) for n in sg.nodes}
+            g.update(nx.relabel_nodes(sg, mapping))
+            sources[i] = [mapping[n] for n in sg.nodes if sg.in_degree(n) == 0]
+            sinks[i] = [mapping[n] for n in sg.nodes if sg.out_degree(n) == 0]
+        for u, v in self.edges:
+            g.add_edges_from((a, b) for a in sinks[u] for b in sources[v])
+        return nx.convert_node_labels_to_integers(g, ordering="sorted")
+
+    def evaluator(self) -> GraphEvaluator:
+        return GraphEvaluator(self.graph())
+
+    def setup(self, envs: Mapping[str, Any]) -> None:
+        for i in self._order:
+            sub = self.subtasks[i]
+            if sub.template.setup is not None:
+                sub.template.setup(envs, **sub.attributes)
+
+    def solution(self) -> list[Step]:
+        return [step for i in self._order for step in self.subtasks[i].template.solution(**self.subtasks[i].attributes)]
+
+    @property
+    def node_count(self) -> int:
+        return self.graph().number_of_nodes()
+
+    def to_json(self) -> dict[str, Any]:
+        adj: dict[str, list[int]] = {str(i): [] for i in range(len(self.subtasks))}
+        for u, v in self.edges:
+            adj[str(u)].append(v)
+        return {
+            "id": self.id,
+            "description": self.description,
+            "tasks": [s.to_json() for s in self.subtasks],
+            "adjlist": adj,
+        }
+
+
+class TaskFileError(ValueError):
+    """A malformed task file; the message names the file and the field."""
+
+
+def task_from_json(obj: Mapping[str, Any], source: str = "<task>") -> Task:
+    """Build a Task from the CRAB JSON shape; errors name ``source`` and the field at fault."""
+
+    def fail(where: str, why: str) -> TaskFileError:
+        return TaskFileError(f"{source}: {where}: {why}")
+
+    if not isinstance(obj, Mapping):
+        raise fail("(top level)", "must be an object with id, description, tasks, adjlist")
+    for key, typ in (("id", str), ("description", str), ("tasks", list)):
+        if not isinstance(obj.get(key), typ):
+            raise fail(key, f"must be a {typ.__name__}")
+    tid = obj["id"]
+    subs = []
+    for i, entry in enumerate(obj["tasks"]):
+        where = f"tasks[{i}]"
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("task"), str):
+            raise fail(f"{where}.task", "must name a sub-task template")
+        try:
+            template = get_template(entry["task"])
+        except KeyError as e:
+            raise fail(f"{where}.task", str(e.args[0])) from None
+        attrs = entry.get("attribute", {})
+        if not isinstance(attrs, Mapping):
+            raise fail(f"{where}.attribute", "must be an object")
+        try:
+            subs.append(template.instantiate(**attrs))
+        except ValueError as e:
+            raise fail(f"{where}.attribute", str(e)) from None
+    adj = obj.get("adjlist", {})
+    if not isinstance(adj, Mapping):
+        raise fail("adjlist", "must be an object of sub-task index -> list of indices")
+    edges = []
+    for k, vs in adj.items():
+        if not str(k).isdigit() or not isinstance(vs, list) or not all(isinstance(v, int) for v in vs):
+            raise fail(f"adjlist[{k!r}]", "keys must be sub-task indices and values lists of indices")
+        edges.extend((int(k), v) for v in vs)
+    try:
+        return Task(tid, obj["description"], subs, edges)
+    except ValueError as e:
+        raise fail("adjlist", str(e)) from None
+
+
+def tasks_from_file(path: str | Path) -> list[Task]:
+    """Load a JSON file holding one task object or a list of them."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise TaskFileError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
+    items: Iterable[Any] = data if isinstance(data, list) else [data]
+    return [task_from_json(obj, f"{path}[{i}]" if isinstance(data, list) else str(path)) for i, obj in enumerate(items)]

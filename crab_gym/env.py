@@ -1,0 +1,300 @@
+"""CrabEnv: one Gymnasium env over several devices, rewarded by the task's graph evaluator."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from crab_gym.core.actions import InvalidAction
+from crab_gym.core.graph import GraphEvaluator
+from crab_gym.core.tasks import Task
+from crab_gym.envs.base import DeviceError, SubEnv
+from crab_gym.envs.root import RootEnv
+from crab_gym.rewards import REWARDS
+from crab_gym.spaces import ActionCodec, encode_instruction, observation_space
+
+
+def make_subenv(name: str, backend: str | None) -> SubEnv:
+    """A sub-env by device name and backend string (see DESIGN.md: xvfb, sim, adb:<serial>, ...)."""
+    if name == "root":
+        return RootEnv()
+    if name == "ubuntu":
+        from crab_gym.envs.desktop import DesktopEnv
+
+        return DesktopEnv(backend=backend or "xvfb")
+    if name == "android":
+        from crab_gym.envs.android import AndroidEnv
+
+        return AndroidEnv(backend=backend or "sim")
+    raise ValueError(f"unknown device {name!r}; devices: ubuntu, android, root")
+
+
+class _LazyStates(Mapping[str, Any]):
+    """Device states for evaluators, read only when a check asks (each sub-env caches per step)."""
+
+    def __init__(self, subenvs: Mapping[str, SubEnv]) -> None:
+        self._subenvs = subenvs
+
+    def __getitem__(self, name: str) -> Any:
+        return self._subenvs[name].state()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._subenvs)
+
+    def __len__(self) -> int:
+        return len(self._subenvs)
+
+
+class CrabEnv(gym.Env):
+    """Agents act on a desktop, a phone and a root device to finish a task written in words.
+
+    Observation: ``{"instruction": bytes, <device>: {"screen": frame}}``. Action: ``(device, action, params)``.
+    Reward: growth of the task's completion ratio (``reward_mode="dense"``) or 1 on success (``"sparse"``).
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        devices: Sequence[str] = ("ubuntu", "android", "root"),
+        tasks: str | Sequence[str | Task] = "v0",
+        backends: Mapping[str, str] | None = None,
+        max_steps: int = 20,
+        max_invalid_actions: int = 5,
+        reward_mode: str = "dense",
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+        if reward_mode not in REWARDS:
+            raise ValueError(f"reward_mode must be one of {sorted(REWARDS)}, got {reward_mode!r}")
+        devices = list(devices)
+        if "root" not in devices:
+            devices.append("root")
+        backends = dict(backends or {})
+        unknown = set(backends) - set(devices)
+        if unknown:
+            raise ValueError(f"backends given for devices this env does not have: {sorted(unknown)}")
+        self.subenvs: dict[str, SubEnv] = {d: make_subenv(d, backends.get(d)) for d in devices}
+        self._backends = backends
+        self.tasks = _resolve_tasks(tasks, set(devices))
+        self.max_steps = max_steps
+        self.max_invalid_actions = max_invalid_actions
+        self.reward_fn = REWARDS[reward_mode]
+        self.render_mode = render_mode
+        self.codec = ActionCodec(list(self.subenvs.values()))
+        self.action_space = self.codec.space
+        self.observation_space = observation_space(list(self.subenvs.values()))
+        self.task: Task | None = None
+        self.graph: GraphEvaluator | None = None
+        self._states = _LazyStates(self.subenvs)
+        self._steps = 0
+        self._actions = 0
+        self._invalid = 0
+        self._done = True
+
+    # ---- Gymnasium API ------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        self.task = self._pick_task(options.get("task"))
+        t0 = time.perf_counter()
+        for name in list(self.subenvs):
+            self._reset_device(name, seed)
+        self.task.setup(self.subenvs)
+        for sub in self.subenvs.values():
+            sub.settle()
+            sub.invalidate_state()
+        self.graph = self.task.evaluator()
+        self.graph.update(self._states)
+        self._steps = self._actions = self._invalid = 0
+        self._done = False
+        info = self._info(reset_seconds=time.perf_counter() - t0)
+        info["initial_completion_ratio"] = self.graph.completion_ratio
+        return self._observe(), info
+
+    def step(self, action: Any):
+        if self._done or self.graph is None:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        t0 = time.perf_counter()
+        self._steps += 1
+        before = self.graph.completion_ratio
+        extra: dict[str, Any] = {}
+        ends = False
+        reason = None
+        try:
+            sub, spec, params = self.codec.decode(action)
+            result = sub.execute(spec, params)
+        except InvalidAction as e:
+            self._invalid += 1
+            extra["invalid_action"] = str(e)
+            if self._invalid >= self.max_invalid_actions:
+                reason = "invalid_action_limit"
+        except (DeviceError, OSError) as e:
+            extra["error"] = f"{type(e).__name__}: {e}"
+            reason = "env_error"
+        else:
+            self._actions += 1
+            extra["action"] = {"device": sub.name, "name": spec.name, "params": params}
+            if result.output is not None:
+                extra["output"] = result.output
+            ends = bool(result.info.get("ends_episode"))
+            t1 = time.perf_counter()
+            try:
+                sub.settle()
+            except (DeviceError, OSError) as e:
+                extra["error"] = f"{type(e).__name__}: {e}"
+                reason = "env_error"
+            extra["timings"] = {"execute": t1 - t0, "settle": time.perf_counter() - t1}
+        if reason != "env_error":
+            t2 = time.perf_counter()
+            try:
+                self.graph.update(self._states)
+            except (DeviceError, OSError) as e:
+                extra["error"] = f"{type(e).__name__}: {e}"
+                reason = "env_error"
+            extra.setdefault("timings", {})["evaluate"] = time.perf_counter() - t2
+        success = self.graph.success
+        terminated = success or ends
+        if success:
+            reason = "success"
+        elif ends:
+            reason = "false_completion"
+        truncated = not terminated and (reason is not None or self._steps >= self.max_steps)
+        if truncated and reason is None:
+            reason = "step_limit"
+        reward = self.reward_fn(before, self.graph.completion_ratio, success)
+        self._done = terminated or truncated
+        try:
+            obs = self._observe()
+        except (DeviceError, OSError) as e:
+            obs = self._blank_observation()
+            extra["error"] = f"{type(e).__name__}: {e}"
+            reason, truncated, self._done = "env_error", not terminated, True
+        info = self._info(**extra)
+        info["termination_reason"] = reason
+        info.setdefault("timings", {})["step"] = time.perf_counter() - t0
+        return obs, reward, terminated, truncated, info
+
+    def render(self) -> np.ndarray | None:
+        if self.render_mode != "rgb_array":
+            return None
+        frames = [s.screenshot() for s in self.subenvs.values() if all(s.screen_size)]
+        return tile(frames)
+
+    def close(self) -> None:
+        for sub in self.subenvs.values():
+            sub.close()
+        super().close()
+
+    # ---- helpers for agents -------------------------------------------------------------------
+    def task_ids(self) -> list[str]:
+        """Ids of the tasks this env was made with."""
+        return [t.id for t in self.tasks]
+
+    def encode_action(self, device: str, action: str, params: Mapping[str, Any] | None = None) -> tuple:
+        """The action tuple for (device name, action name, params as python values)."""
+        return self.codec.encode(device, action, params)
+
+    def wait_action(self) -> tuple:
+        """The root wait() as an action tuple: the do-nothing step."""
+        return self.codec.encode("root", "wait", {"seconds": 1})
+
+    def action_masks(self) -> np.ndarray:
+        """(devices, max actions) bool mask of the (device, action) pairs that exist."""
+        return self.codec.mask()
+
+    # ---- internals ----------------------------------------------------------------------------
+    def _pick_task(self, wanted: str | Task | None) -> Task:
+        if isinstance(wanted, Task):
+            return wanted
+        if wanted is not None:
+            for t in self.tasks:
+                if t.id == wanted:
+                    return t
+            raise ValueError(f"unknown task {wanted!r}; this env has {len(self.tasks)} tasks (see task_ids())")
+        return self.tasks[int(self.np_random.integers(len(self.tasks)))]
+
+    def _reset_device(self, name: str, seed: int | None) -> None:
+        """Reset a device; a dead one is closed and rebuilt once before giving up."""
+        try:
+            self.subenvs[name].reset(seed)
+        except (DeviceError, OSError):
+            self.subenvs[name].close()
+            self.subenvs[name] = make_subenv(name, self._backends.get(name))
+            self.codec.subenvs = list(self.subenvs.values())  # same order, the new device in place
+            self.subenvs[name].reset(seed)
+
+    def _observe(self) -> dict[str, Any]:
+        assert self.task is not None
+        obs: dict[str, Any] = {"instruction": encode_instruction(self.task.description)}
+        for name, sub in self.subenvs.items():
+            if name in self.observation_space.spaces:
+                obs[name] = {"screen": sub.screenshot()}
+        return obs
+
+    def _blank_observation(self) -> dict[str, Any]:
+        """All-zero frames, for a step whose device died (the next reset recovers it)."""
+        obs: dict[str, Any] = {"instruction": encode_instruction(self.task.description if self.task else "")}
+        for name, space in self.observation_space.spaces.items():
+            if name != "instruction":
+                obs[name] = {"screen": np.zeros(space["screen"].shape, np.uint8)}
+        return obs
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        assert self.task is not None and self.graph is not None
+        info = {
+            "task_id": self.task.id,
+            "instruction": self.task.description,
+            "completion_ratio": self.graph.completion_ratio,
+            "success": self.graph.success,
+            "nodes": self.graph.node_states(),
+            "feedback": self.graph.feedback(),
+            "steps": self._steps,
+            "actions": self._actions,
+            "invalid_actions": self._invalid,
+            "action_mask": self.codec.mask(),
+        }
+        info.update(extra)
+        return info
+
+
+def tile(frames: Sequence[np.ndarray], gap: int = 8) -> np.ndarray:
+    """Frames side by side on one canvas, top-aligned."""
+    if not frames:
+        return np.zeros((1, 1, 3), np.uint8)
+    h = max(f.shape[0] for f in frames)
+    w = sum(f.shape[1] for f in frames) + gap * (len(frames) - 1)
+    out = np.zeros((h, w, 3), np.uint8)
+    x = 0
+    for f in frames:
+        out[: f.shape[0], x : x + f.shape[1]] = f
+        x += f.shape[1] + gap
+    return out
+
+
+def _resolve_tasks(tasks: str | Sequence[str | Task], devices: set[str]) -> list[Task]:
+    from crab_gym.tasks import load_tasks
+
+    if isinstance(tasks, str):
+        chosen = load_tasks(tasks)
+    else:
+        by_id: dict[str, Task] | None = None
+        chosen = []
+        for t in tasks:
+            if isinstance(t, Task):
+                chosen.append(t)
+                continue
+            if by_id is None:
+                by_id = {x.id: x for x in load_tasks("all")}
+            if t not in by_id:
+                raise ValueError(f"unknown task id {t!r}")
+            chosen.append(by_id[t])
+    fitting = [t for t in chosen if set(t.platforms) <= devices]
+    if not fitting:
+        raise ValueError(f"no task fits the devices {sorted(devices)} (of {len(chosen)} given)")
+    return fitting

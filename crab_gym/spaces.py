@@ -1,0 +1,230 @@
+"""Observation and action spaces built from the sub-envs' action specs, and the codec between them.
+
+Every action parameter maps to one entry of the action's parameter Dict, chosen from its type annotation:
+a Point is a Box(0, 1, (2,)), a string a Text, a Literal a Discrete over its values, a bounded int a Discrete,
+a list of Literals a MultiDiscrete (0 = unused slot). One name means one space across all devices.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from crab_gym.core.actions import ActionSpec, InvalidAction, Point
+from crab_gym.envs.base import SubEnv
+
+INSTRUCTION_BYTES = 1024
+DEFAULT_TEXT_LENGTH = 256
+
+# What people type: printable ASCII, whitespace, Latin-1 and Latin Extended-A letters, common typography.
+CHARSET = "".join(
+    [chr(c) for c in range(32, 127)]
+    + ["\n", "\t"]
+    + [chr(c) for c in range(0xA0, 0x180)]
+    + list("€–—‘’“”…•")
+)
+
+
+def encode_instruction(text: str) -> np.ndarray:
+    """UTF-8 bytes, zero-padded (cut at a character boundary if too long)."""
+    data = text.encode("utf-8")
+    if len(data) > INSTRUCTION_BYTES:
+        data = data[:INSTRUCTION_BYTES].decode("utf-8", "ignore").encode("utf-8")
+    out = np.zeros(INSTRUCTION_BYTES, dtype=np.uint8)
+    out[: len(data)] = np.frombuffer(data, dtype=np.uint8)
+    return out
+
+
+def decode_instruction(arr: np.ndarray) -> str:
+    """The instruction string back from its observation bytes."""
+    data = np.asarray(arr, dtype=np.uint8).tobytes()
+    return data.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def _constraints(annotation: Any) -> tuple[Any, dict[str, Any]]:
+    """(base type, {ge, le, min_length, max_length}) from an Annotated type and its pydantic metadata."""
+    found: dict[str, Any] = {}
+    while typing.get_origin(annotation) is typing.Annotated:
+        base, *meta = typing.get_args(annotation)
+        for m in meta:
+            for item in [m, *getattr(m, "metadata", [])]:
+                for key in ("ge", "le", "gt", "lt", "min_length", "max_length"):
+                    if getattr(item, key, None) is not None:
+                        found[key] = getattr(item, key)
+        annotation = base
+    return annotation, found
+
+
+@dataclass(frozen=True)
+class ParamCodec:
+    """How one parameter travels between its gymnasium space and its python value."""
+
+    name: str
+    kind: str  # point | text | choice | choices | int
+    space: spaces.Space
+    values: tuple[Any, ...] = ()
+    offset: int = 0
+
+    def decode(self, value: Any) -> Any:
+        if self.kind == "point":
+            arr = np.asarray(value, dtype=np.float64).reshape(-1)
+            return tuple(float(v) for v in arr)
+        if self.kind == "text":
+            return value if isinstance(value, str) else str(value)
+        if self.kind == "choice":
+            i = int(np.asarray(value).item())
+            if not 0 <= i < len(self.values):
+                raise InvalidAction(f"parameter {self.name!r} index {i} out of range 0..{len(self.values) - 1}")
+            return self.values[i]
+        if self.kind == "choices":
+            idx = [int(i) for i in np.asarray(value).reshape(-1)]
+            if any(not 0 <= i <= len(self.values) for i in idx):
+                raise InvalidAction(f"parameter {self.name!r} indices must be in 0..{len(self.values)}")
+            return [self.values[i - 1] for i in idx if i > 0]
+        return int(np.asarray(value).item())
+
+    def encode(self, value: Any) -> Any:
+        if self.kind == "point":
+            return np.asarray(value, dtype=np.float32)
+        if self.kind == "text":
+            return str(value)
+        if self.kind == "choice":
+            return self.values.index(value)
+        if self.kind == "choices":
+            slots = self.space.nvec.shape[0]  # type: ignore[attr-defined]
+            idx = [self.values.index(v) + 1 for v in value] + [0] * (slots - len(value))
+            return np.asarray(idx[:slots], dtype=np.int64)
+        return int(value)
+
+    def default(self) -> Any:
+        if self.kind == "point":
+            return np.full(2, 0.5, dtype=np.float32)
+        if self.kind == "text":
+            return ""
+        if self.kind == "choices":
+            return np.zeros(self.space.nvec.shape, dtype=np.int64)  # type: ignore[attr-defined]
+        return int(getattr(self.space, "start", 0))
+
+
+def codec_for(name: str, annotation: Any) -> ParamCodec:
+    if annotation is Point:
+        return ParamCodec(name, "point", spaces.Box(0.0, 1.0, (2,), np.float32))
+    base, c = _constraints(annotation)
+    origin = typing.get_origin(base)
+    if base is str:
+        length = int(c.get("max_length", DEFAULT_TEXT_LENGTH))
+        return ParamCodec(
+            name, "text", spaces.Text(length, min_length=int(c.get("min_length", 0)), charset=CHARSET)
+        )
+    if origin is typing.Literal:
+        values = typing.get_args(base)
+        return ParamCodec(name, "choice", spaces.Discrete(len(values)), values=values)
+    if base is bool:
+        return ParamCodec(name, "choice", spaces.Discrete(2), values=(False, True))
+    if origin is list:
+        (item,) = typing.get_args(base)
+        item_base, _ = _constraints(item)
+        if typing.get_origin(item_base) is typing.Literal:
+            values = typing.get_args(item_base)
+            slots = int(c.get("max_length", 4))
+            return ParamCodec(name, "choices", spaces.MultiDiscrete([len(values) + 1] * slots), values=values)
+    if base is int and "ge" in c and "le" in c:
+        lo, hi = int(c["ge"]), int(c["le"])
+        return ParamCodec(name, "int", spaces.Discrete(hi - lo + 1, start=lo), offset=lo)
+    raise TypeError(f"parameter {name!r}: no action space for type {annotation!r}")
+
+
+class ActionCodec:
+    """The action Tuple(device, action, params) for a list of sub-envs, and its decoding and encoding."""
+
+    def __init__(self, subenvs: Sequence[SubEnv]) -> None:
+        self.subenvs = list(subenvs)
+        self.codecs: dict[str, ParamCodec] = {}
+        for sub in self.subenvs:
+            for spec in sub.actions:
+                for p in spec.params:
+                    codec = codec_for(p.name, p.annotation)
+                    prev = self.codecs.get(p.name)
+                    if prev is not None and (prev.kind, prev.values) != (codec.kind, codec.values):
+                        raise TypeError(
+                            f"parameter {p.name!r} of {sub.name}.{spec.name} has another type than elsewhere"
+                        )
+                    self.codecs.setdefault(p.name, codec)
+        self.max_actions = max(len(s.actions) for s in self.subenvs)
+        self.space = spaces.Tuple(
+            (
+                spaces.Discrete(len(self.subenvs)),
+                spaces.Discrete(self.max_actions),
+                spaces.Dict({n: c.space for n, c in sorted(self.codecs.items())}),
+            )
+        )
+
+    def decode(self, action: Any) -> tuple[SubEnv, ActionSpec, dict[str, Any]]:
+        """(sub-env, spec, validated params) or InvalidAction saying what is wrong."""
+        if not isinstance(action, (tuple, list)) or len(action) != 3:
+            raise InvalidAction(
+                "an action is a tuple (device index, action index, params dict); "
+                f"got {type(action).__name__}"
+            )
+        dev, act, params = action
+        try:
+            dev, act = int(np.asarray(dev).item()), int(np.asarray(act).item())
+        except (TypeError, ValueError):
+            raise InvalidAction("device and action indices must be integers") from None
+        if not 0 <= dev < len(self.subenvs):
+            names = ", ".join(f"{i}={s.name}" for i, s in enumerate(self.subenvs))
+            raise InvalidAction(f"device index {dev} out of range; devices: {names}")
+        sub = self.subenvs[dev]
+        if not 0 <= act < len(sub.actions):
+            raise InvalidAction(
+                f"{sub.name} has {len(sub.actions)} actions (0..{len(sub.actions) - 1}: "
+                f"{', '.join(sub.action_names())}); got action index {act}"
+            )
+        spec = sub.actions[act]
+        if not isinstance(params, Mapping):
+            raise InvalidAction(f"{spec.name}: params must be a dict; got {type(params).__name__}")
+        values = {}
+        for p in spec.params:
+            if p.name in params:
+                try:
+                    values[p.name] = self.codecs[p.name].decode(params[p.name])
+                except InvalidAction as e:
+                    raise InvalidAction(f"{spec.name}: {e}") from None
+                except (TypeError, ValueError) as e:
+                    raise InvalidAction(f"{spec.name}: parameter {p.name!r} is malformed ({e})") from None
+        return sub, spec, spec.validate(values)
+
+    def encode(self, env: str, action: str, params: Mapping[str, Any] | None = None) -> tuple:
+        """The tuple action for (device name, action name, python params); unused params get defaults."""
+        names = [s.name for s in self.subenvs]
+        if env not in names:
+            raise InvalidAction(f"unknown device {env!r}; devices: {names}")
+        dev = names.index(env)
+        sub = self.subenvs[dev]
+        spec = sub.action(action)
+        checked = spec.validate(params or {})
+        full = {n: c.default() for n, c in self.codecs.items()}
+        for k, v in checked.items():
+            full[k] = self.codecs[k].encode(v)
+        return (dev, sub.actions.index(spec), full)
+
+    def mask(self) -> np.ndarray:
+        """(devices, max_actions) bool: which (device, action) pairs exist."""
+        m = np.zeros((len(self.subenvs), self.max_actions), dtype=bool)
+        for i, s in enumerate(self.subenvs):
+            m[i, : len(s.actions)] = True
+        return m
+
+
+def observation_space(subenvs: Sequence[SubEnv]) -> spaces.Dict:
+    entries: dict[str, spaces.Space] = {"instruction": spaces.Box(0, 255, (INSTRUCTION_BYTES,), np.uint8)}
+    for s in subenvs:
+        w, h = s.screen_size
+        if w and h:
+            entries[s.name] = spaces.Dict({"screen": spaces.Box(0, 255, (h, w, 3), np.uint8)})
+    return spaces.Dict(entries)

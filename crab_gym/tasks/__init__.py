@@ -1,0 +1,23 @@
+"""Task sets: the v0 benchmark, handmade tasks, and task files in the CRAB JSON shape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crab_gym.core.tasks import Task, TaskFileError, task_from_json, tasks_from_file
+
+DATA = Path(__file__).resolve().parent / "data"
+
+__all__ = ["Task", "TaskFileError", "load_tasks", "task_from_json", "tasks_from_file"]
+
+
+def load_tasks(name: str = "v0") -> list[Task]:
+    """Tasks by set name ("v0", "all") or from a JSON file path."""
+    import crab_gym.tasks.templates  # noqa: F401 - registers the templates task files refer to
+
+    if name in ("v0", "all"):
+        return tasks_from_file(DATA / "v0.json")
+    path = Path(name)
+    if path.suffix == ".json" and path.exists():
+        return tasks_from_file(path)
+    raise ValueError(f"unknown task set {name!r}: use 'v0', 'all' or a path to a .json task file")

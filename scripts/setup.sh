@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Set up everything crab-gym needs on Debian 12: Debian packages (X server, window manager, launcher,
+# real desktop apps, accessibility stack, adb), then a virtualenv at .venv with the package installed.
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEBS=(
+  xvfb xauth x11-utils x11-xserver-utils xdotool xclip openbox rofi
+  dbus dbus-x11 at-spi2-core dconf-cli dconf-gsettings-backend gsettings-desktop-schemas
+  xfce4-terminal mousepad thunar vim
+  libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-gtk3
+  python3 python3-venv python3-dev python3-gi python3-pyatspi gir1.2-atspi-2.0 gir1.2-gtk-3.0
+  fonts-dejavu-core xfonts-base sqlite3 procps psmisc adb
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${DEBS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian's python3 with system site-packages: python3-gi and pyatspi (AT-SPI) come from Debian.
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import gi" 2>/dev/null; then
+  rm -rf .venv
+  /usr/bin/python3 -m venv --system-site-packages .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -m pip install -q -e ".[test,android]" 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -c "import crab_gym, gymnasium, pyatspi" || { echo "setup: the venv is broken" >&2; exit 1; }
