@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from typing import Any
 
@@ -127,8 +129,7 @@ class DesktopEnv(SubEnv):
         self.x.settle(quiet=0.05, timeout=1.0)
         self.x.key_combo(["enter"])
         if not self._wait(lambda: not self._rofi_running(), 1.0):
-            self.x.key_combo(["esc"])  # nothing matched: close the launcher
-            self._wait(lambda: not self._rofi_running(), 1.0)
+            self._close_launcher()  # nothing matched
             return False
         opened = self._wait(lambda: self._new_active_window(before), timeout)
         self.x.settle(quiet=0.2, timeout=5.0)
@@ -158,6 +159,16 @@ class DesktopEnv(SubEnv):
 
     def _rofi_running(self) -> bool:
         return any(p.name == "rofi" for p in DesktopState(self._session()).processes())
+
+    def _close_launcher(self) -> None:
+        """Escape out of the launcher; rofi's error box ignores keys, so it is ended if it stays."""
+        self.x.key_combo(["esc"])
+        if not self._wait(lambda: not self._rofi_running(), 0.5):
+            for p in DesktopState(self._session()).processes():
+                if p.name == "rofi":
+                    os.kill(p.pid, signal.SIGTERM)
+            self._wait(lambda: not self._rofi_running(), 1.0)
+        self.x.settle(quiet=0.05, timeout=1.0)
 
     def _rofi_ready(self) -> bool:
         if not self._rofi_running():

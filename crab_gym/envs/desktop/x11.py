@@ -134,7 +134,7 @@ class X11Display:
     def grab(self) -> np.ndarray:
         """The whole screen as (H, W, 3) uint8 RGB; the BGRA->RGB swizzle happens in Pillow's C code."""
         shot = self._mss.grab(self._monitor)
-        img = Image.frombuffer("RGB", shot.size, shot.bgra, "raw", "BGRX", 0, 1)
+        img = Image.frombuffer("RGB", shot.size, shot.raw, "raw", "BGRX", 0, 1)  # no bytes copy
         return np.asarray(img)
 
     def settle(self, quiet: float = 0.03, timeout: float = 2.0) -> bool:
@@ -300,7 +300,29 @@ class X11Display:
         ids = self._prop(self._root, "_NET_ACTIVE_WINDOW", X.AnyPropertyType)
         if not ids or not int(ids[0]):
             return None
+        # The property outlives the window manager that set it: trust it only for a managed window.
+        managed = self._prop(self._root, "_NET_CLIENT_LIST", X.AnyPropertyType)
+        if managed is None or int(ids[0]) not in {int(w) for w in managed}:
+            return None
         return self._window_info(int(ids[0]))
+
+    def set_background(self, rgb: tuple[int, int, int]) -> None:
+        """Paint the root window a solid colour (what an empty desktop shows)."""
+        cmap = self._d.screen().default_colormap
+        pixel = cmap.alloc_color(*(c * 257 for c in rgb)).pixel
+        self._root.change_attributes(background_pixel=pixel)
+        self._root.clear_area(0, 0, 0, 0)
+        self._d.sync()
+
+    def root_properties(self) -> set[int]:
+        return set(self._root.list_properties())
+
+    def restore_root_properties(self, keep: set[int]) -> None:
+        """Delete root window properties that clients left behind (e.g. a dead AT-SPI bus address)."""
+        for atom in self._root.list_properties():
+            if atom not in keep:
+                self._root.delete_property(atom)
+        self._d.sync()
 
     def wm_running(self) -> bool:
         return bool(self._prop(self._root, "_NET_SUPPORTING_WM_CHECK", X.AnyPropertyType))

@@ -30,6 +30,7 @@ TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
 RUN_ROOT = Path(os.environ.get("CRAB_GYM_RUNDIR", "/tmp/crab-gym"))
 MAX_SLOTS = 64
 FIRST_DISPLAY = 100
+DESKTOP_COLOUR = (46, 84, 122)  # a plain blue desktop, distinct from black terminals
 MARKER = "CRAB_GYM_SESSION"
 REQUIRED_PROGRAMS = ("Xvfb", "xauth", "xhost", "dbus-daemon", "openbox", "rofi")
 
@@ -130,6 +131,8 @@ class XvfbSession:
         self._chown_tree(self.run_dir)
         self._start_xvfb()
         self.x = X11Display(self.display_name)
+        self._root_props = self.x.root_properties()
+        self.x.set_background(DESKTOP_COLOUR)
         self.reset()
 
     def reset(self) -> None:
@@ -137,6 +140,8 @@ class XvfbSession:
         if self._xvfb is None or self._xvfb.poll() is not None:
             raise DeviceError(f"X server {self.display_name} is not running")
         self._kill_clients(include_xvfb=False)
+        assert self.x is not None
+        self.x.restore_root_properties(self._root_props)
         if self.home.exists():
             shutil.rmtree(self.home)
         subprocess.run(["cp", "-a", str(self.pristine), str(self.home)], check=True)

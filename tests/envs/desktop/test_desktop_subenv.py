@@ -1,0 +1,103 @@
+"""The desktop sub-env against the SubEnv conformance kit, plus its input, frames and state reads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from crab_gym.envs.base import SubEnvConformance
+from crab_gym.envs.desktop import DesktopEnv
+
+
+class TestDesktopConformance(SubEnvConformance):
+    def make_subenv(self):
+        return DesktopEnv()
+
+    def mutate(self, sub):
+        sub.execute(sub.action("search_application"), {"name": "terminal"})
+        sub.execute(sub.action("write_text"), {"text": "mkdir ~/made && touch ~/made/file\n"})
+        sub.settle()
+        assert sub.state().exists("~/made/file")
+
+    def state_fingerprint(self, sub):
+        st = sub.state()
+        return (st.list_dir("~"), tuple(sorted(p.name for p in st.processes())), st.active_window())
+
+
+@pytest.fixture(scope="module")
+def desk():
+    d = DesktopEnv()
+    d.reset()
+    yield d
+    d.close()
+
+
+def test_typed_text_arrives_intact(desk):
+    """Characters pyautogui mistypes (`<`, `>`, `|`, non-ASCII, symbols) reach the app exactly."""
+    desk.reset()
+    assert desk.launch_from_launcher("text editor")
+    text = "a<b>c|d ~ `x` {y} [z] ü ß é € 中文 “q” \\ done"
+    desk.execute(desk.action("write_text"), {"text": text})
+    desk.settle()
+    assert text in desk.state().a11y_texts("mousepad")
+
+
+def test_hotkey_and_press(desk):
+    desk.reset()
+    assert desk.launch_from_launcher("text editor")
+    desk.execute(desk.action("write_text"), {"text": "one two"})
+    desk.execute(desk.action("hotkey"), {"keys": ["ctrl", "a"]})
+    desk.execute(desk.action("press"), {"key": "backspace"})
+    desk.execute(desk.action("write_text"), {"text": "three"})
+    desk.settle()
+    assert desk.state().a11y_texts("mousepad") == ["three"]
+
+
+def test_screenshot_changes_when_an_app_opens(desk):
+    desk.reset()
+    before = desk.screenshot()
+    assert before.shape == (800, 1280, 3) and before.dtype == np.uint8
+    assert desk.launch_from_launcher("terminal")
+    after = desk.screenshot()
+    assert (before != after).any(axis=2).mean() > 0.2, "a maximised window should change most of the screen"
+    assert desk.state().active_process() == "xfce4-terminal"
+
+
+def test_launcher_reports_no_match(desk):
+    desk.reset()
+    assert not desk.launch_from_launcher("no such application zzz")
+    assert not any(p.name == "rofi" for p in desk.state().processes()), "the launcher was left open"
+
+
+def test_state_is_cached_per_step_and_reads_files(desk):
+    desk.reset()
+    desk.write_file("~/Documents/a.txt", "hello\n")
+    st = desk.state()
+    assert st.read_text("~/Documents/a.txt") == "hello\n"
+    desk.write_file("~/Documents/a.txt", "changed\n")
+    assert st.read_text("~/Documents/a.txt") == "hello\n", "a state view must not change within a step"
+    desk.invalidate_state()
+    assert desk.state().read_text("~/Documents/a.txt") == "changed\n"
+    assert desk.state().read_text("~/Documents/missing.txt") is None
+
+
+def test_ui_elements_from_the_accessibility_tree(desk):
+    desk.reset()
+    assert desk.launch_from_launcher("text editor")
+    els = desk.ui_elements()
+    assert any(e.role == "text" for e in els), [e.role for e in els][:20]
+    for e in els:
+        x1, y1, x2, y2 = e.box
+        assert 0 <= x1 < x2 <= 1280 and 0 <= y1 < y2 <= 800
+
+
+def test_session_runs_as_unprivileged_user(desk):
+    import os
+
+    desk.reset()
+    assert desk.launch_from_launcher("terminal")
+    s = desk.session
+    for pid in s.session_pids():
+        assert os.stat(f"/proc/{pid}").st_uid == s.user.uid
+    if os.geteuid() == 0:
+        assert s.user.uid != 0
