@@ -5,18 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from crab_gym.core.tasks import Task, TaskFileError, task_from_json, tasks_from_file
+from crab_gym.tasks.generator import generate_tasks
 
 DATA = Path(__file__).resolve().parent / "data"
 
-__all__ = ["Task", "TaskFileError", "load_tasks", "task_from_json", "tasks_from_file"]
+__all__ = ["Task", "TaskFileError", "generate_tasks", "load_tasks", "task_from_json", "tasks_from_file"]
 
 
 def load_tasks(name: str = "v0") -> list[Task]:
-    """Tasks by set name ("v0", "all") or from a JSON file path."""
+    """Tasks by set name ("v0", "all", "generated": 100 tasks from seed 0) or from a JSON file path."""
     import crab_gym.tasks.templates  # noqa: F401 - registers the templates task files refer to
 
     if name in ("v0", "all"):
         return tasks_from_file(DATA / "v0.json")
+    if name == "generated":
+        return generate_tasks(seed=0, n=100)
     path = Path(name)
     if path.suffix == ".json" and path.exists():
         return tasks_from_file(path)

@@ -1,0 +1,107 @@
+"""Seeded task generation: typed attribute samplers and instances of the registered templates.
+
+The same seed gives the same tasks forever: samplers draw only from ``random.Random(seed)`` and from the
+fixed word lists below (never from the clock, the machine or a set's iteration order).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+from crab_gym.core.tasks import TEMPLATES, SubTaskTemplate, Task
+
+NOUNS = (
+    "budget", "report", "invoice", "garden", "recipe", "travel", "meeting", "project", "lecture", "poster",
+    "holiday", "inventory", "concert", "workshop", "harvest", "journal", "schedule", "package", "science",
+    "museum", "library", "kitchen", "bicycle", "planet", "harbor", "river", "forest", "theater", "market",
+)  # fmt: skip
+ADJECTIVES = (
+    "quarterly", "weekly", "green", "quiet", "early", "final", "spare", "urgent", "shared", "annual",
+    "small", "bright", "local", "draft", "spring", "winter", "northern", "careful", "simple", "open",
+)  # fmt: skip
+VERBS = ("starts", "moves", "opens", "closes", "arrives", "begins", "ends", "changes", "returns", "waits")
+NAMES = ("Anna", "Björn", "Chloé", "Dmitri", "Elif", "Farah", "Gustavo", "Hana", "Iker", "Jonas", "Kenji",
+         "Lucía", "Mateo", "Noor", "Olga", "Pavel", "Quinn", "Rosa", "Sven", "Tomás", "Uma", "Zoë")  # fmt: skip
+FONTS = ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono")
+BASES = ("~/Documents", "~/Desktop", "~/Downloads")
+
+Sampler = Callable[[random.Random], object]
+
+
+def _word(r: random.Random) -> str:
+    return r.choice(NOUNS)
+
+
+def _filename(r: random.Random, ext: str = "txt") -> str:
+    return f"{r.choice(ADJECTIVES)}_{r.choice(NOUNS)}.{ext}"
+
+
+def _text(r: random.Random) -> str:
+    return f"The {r.choice(ADJECTIVES)} {r.choice(NOUNS)} {r.choice(VERBS)} on day {r.randint(2, 28)}"
+
+
+SAMPLERS: dict[str, Sampler] = {
+    "word": _word,
+    "text": _text,
+    "name": lambda r: r.choice(NAMES),
+    "number": lambda r: r.randint(2, 999),
+    "filename": _filename,
+    "foldername": lambda r: f"{r.choice(NOUNS)}_{r.randint(10, 99)}",
+    "folder": lambda r: f"{r.choice(BASES)}/{r.choice(NOUNS)}_{r.randint(10, 99)}",
+    "path": lambda r: f"{r.choice(BASES)}/{_filename(r)}",
+    "scale": lambda r: r.choice((0.8, 0.9, 1.1, 1.25, 1.5)),
+    "font": lambda r: r.choice(FONTS),
+    "color_scheme": lambda r: r.choice(("dark", "light")),
+}
+# "path.odt" and friends: a path whose file has that extension.
+for _ext in ("odt", "ods", "odp", "txt", "md", "csv"):
+    SAMPLERS[f"path.{_ext}"] = lambda r, e=_ext: f"{r.choice(BASES)}/{_filename(r, e)}"
+
+
+def sample_attributes(template: SubTaskTemplate, rng: random.Random, tries: int = 50) -> dict[str, object]:
+    """Attributes for ``template``; values of one type are distinct within a sub-task."""
+    for _ in range(tries):
+        attrs = {}
+        for name, type_name in template.attributes.items():
+            if type_name not in SAMPLERS:
+                raise KeyError(f"template {template.id}: no sampler for attribute type {type_name!r} ({name})")
+            attrs[name] = SAMPLERS[type_name](rng)
+        values = [repr(v) for v in attrs.values()]
+        if len(set(values)) == len(values):
+            return attrs
+    raise RuntimeError(f"template {template.id}: could not draw distinct attributes")
+
+
+def templates_for(platforms: Sequence[str] | None = None) -> list[SubTaskTemplate]:
+    import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
+
+    chosen = [t for _, t in sorted(TEMPLATES.items())]
+    if platforms is not None:
+        chosen = [t for t in chosen if set(t.platforms) <= set(platforms)]
+    return chosen
+
+
+def generate_tasks(seed: int = 0, n: int = 100, platforms: Sequence[str] | None = None) -> list[Task]:
+    """``n`` single-template tasks drawn from ``seed`` over the templates whose devices are in ``platforms``."""
+    rng = random.Random(seed)
+    pool = templates_for(platforms)
+    if not pool:
+        raise ValueError(f"no template runs on {platforms}")
+    tasks = []
+    for i in range(n):
+        template = pool[rng.randrange(len(pool))]
+        sub = template.instantiate(**sample_attributes(template, rng))
+        tasks.append(Task(f"gen-{seed}-{i:04d}-{template.id}", sub.instruction, [sub]))
+    return tasks
+
+
+def instances_per_template(seed: int, per_template: int, platforms: Sequence[str] | None = None) -> list[Task]:
+    """``per_template`` tasks of every template (how the fixed v0 set is built), ids ``<template>-<k>``."""
+    rng = random.Random(seed)
+    tasks = []
+    for template in templates_for(platforms):
+        for k in range(per_template):
+            sub = template.instantiate(**sample_attributes(template, rng))
+            tasks.append(Task(f"{template.id}-{k}", sub.instruction, [sub]))
+    return tasks
