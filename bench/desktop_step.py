@@ -19,7 +19,6 @@ import time
 import gymnasium as gym
 
 import crab_gym  # noqa: F401
-from crab_gym.core.evaluators import evaluator
 from crab_gym.core.tasks import Step, SubTaskTemplate, Task
 from crab_gym.envs.desktop import evaluators as ev
 
@@ -72,10 +71,19 @@ def main(steps: int = 200, resets: int = 20) -> None:
     env.close()
     ms = 1000.0
     med, fl = statistics.median(wall), statistics.median(floor)
-    print(f"desktop step (click+settle+screenshot+evaluate): median {med * ms:.1f} ms, p90 {pct(wall, 0.9) * ms:.1f} ms  (n={steps})")
-    print(f"  of which settle median {statistics.median(settle) * ms:.1f} ms, evaluate median {statistics.median(evaluate) * ms:.2f} ms")
+    print(
+        f"desktop step (click+settle+screenshot+evaluate): median {med * ms:.1f} ms, "
+        f"p90 {pct(wall, 0.9) * ms:.1f} ms  (n={steps})"
+    )
+    print(
+        f"  of which settle median {statistics.median(settle) * ms:.1f} ms, "
+        f"evaluate median {statistics.median(evaluate) * ms:.2f} ms"
+    )
     print(f"floor (click+screenshot, no settle): median {fl * ms:.1f} ms; step/floor ratio {med / fl:.1f}x")
-    print(f"reset (idle desktop): median {statistics.median(r_plain):.3f} s, p90 {pct(r_plain, 0.9):.3f} s  (n={resets})")
+    print(
+        f"reset (idle desktop): median {statistics.median(r_plain):.3f} s, "
+        f"p90 {pct(r_plain, 0.9):.3f} s  (n={resets})"
+    )
     print(f"reset (text editor open): median {statistics.median(r_app):.3f} s  (n={len(r_app)})")
 
 

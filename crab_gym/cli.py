@@ -25,7 +25,9 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
             data = t.to_json()
             data["platforms"], data["apps"] = list(t.platforms), list(t.apps)
             data["checks"] = [n["description"] for n in t.evaluator().node_states()]
-            data["solution"] = [{"env": s.env, "action": s.action, "params": dict(s.params)} for s in t.solution()]
+            data["solution"] = [
+                {"env": s.env, "action": s.action, "params": dict(s.params)} for s in t.solution()
+            ]
             print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     raise AssertionError(args.action)
@@ -41,8 +43,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from crab_gym.runner import evaluate, write_report
 
     devices = tuple(args.devices.split(","))
-    env = gym.make("Crab-v0" if "android" in devices else "Crab-Desktop-v0", devices=devices, tasks=args.tasks,
-                   max_steps=args.max_steps)  # fmt: skip
+    env_id = "Crab-v0" if "android" in devices else "Crab-Desktop-v0"
+    env = gym.make(env_id, devices=devices, tasks=args.tasks, max_steps=args.max_steps)
     agents = {"oracle": lambda: OracleAgent(env), "random": lambda: RandomAgent(env, seed=args.seed)}
     if args.agent not in agents:
         print(f"unknown agent {args.agent!r}; choose from {sorted(agents)}", file=sys.stderr)

@@ -52,7 +52,8 @@ class _LazyStates(Mapping[str, Any]):
 class CrabEnv(gym.Env):
     """Agents act on a desktop, a phone and a root device to finish a task written in words.
 
-    Observation: ``{"instruction": bytes, <device>: {"screen": frame}}``. Action: ``(device, action, params)``.
+    Observation: ``{"instruction": bytes, <device>: {"screen": frame}}``.
+    Action: ``(device, action, params)``.
     Reward: growth of the task's completion ratio (``reward_mode="dense"``) or 1 on success (``"sparse"``).
     """
 
@@ -216,7 +217,9 @@ class CrabEnv(gym.Env):
             for t in self.tasks:
                 if t.id == wanted:
                     return t
-            raise ValueError(f"unknown task {wanted!r}; this env has {len(self.tasks)} tasks (see task_ids())")
+            raise ValueError(
+                f"unknown task {wanted!r}; this env has {len(self.tasks)} tasks (see task_ids())"
+            )
         return self.tasks[int(self.np_random.integers(len(self.tasks)))]
 
     def _reset_device(self, name: str, seed: int | None) -> None:

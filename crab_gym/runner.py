@@ -81,7 +81,9 @@ def write_report(out: Path, records: list[EpisodeRecord], metrics: Metrics, titl
         + "</tr>"
         for r in records
     )
-    summary = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(str(v))}</li>" for k, v in metrics.to_dict().items())
+    summary = "".join(
+        f"<li><b>{html.escape(k)}</b>: {html.escape(str(v))}</li>" for k, v in metrics.to_dict().items()
+    )
     (out / "report.html").write_text(
         f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
         "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd}</style>"

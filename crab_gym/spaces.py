@@ -23,10 +23,7 @@ DEFAULT_TEXT_LENGTH = 256
 
 # What people type: printable ASCII, whitespace, Latin-1 and Latin Extended-A letters, common typography.
 CHARSET = "".join(
-    [chr(c) for c in range(32, 127)]
-    + ["\n", "\t"]
-    + [chr(c) for c in range(0xA0, 0x180)]
-    + list("€–—‘’“”…•")
+    [chr(c) for c in range(32, 127)] + ["\n", "\t"] + [chr(c) for c in range(0xA0, 0x180)] + list("€–—‘’“”…•")
 )
 
 
@@ -79,7 +76,9 @@ class ParamCodec:
         if self.kind == "choice":
             i = int(np.asarray(value).item())
             if not 0 <= i < len(self.values):
-                raise InvalidAction(f"parameter {self.name!r} index {i} out of range 0..{len(self.values) - 1}")
+                raise InvalidAction(
+                    f"parameter {self.name!r} index {i} out of range 0..{len(self.values) - 1}"
+                )
             return self.values[i]
         if self.kind == "choices":
             idx = [int(i) for i in np.asarray(value).reshape(-1)]
@@ -168,8 +167,7 @@ class ActionCodec:
         """(sub-env, spec, validated params) or InvalidAction saying what is wrong."""
         if not isinstance(action, (tuple, list)) or len(action) != 3:
             raise InvalidAction(
-                "an action is a tuple (device index, action index, params dict); "
-                f"got {type(action).__name__}"
+                f"an action is a tuple (device index, action index, params dict); got {type(action).__name__}"
             )
         dev, act, params = action
         try:

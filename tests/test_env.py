@@ -83,7 +83,7 @@ def test_invalid_action_limit_ends_episode(note_task):
     env = gym.make("Crab-Desktop-v0", tasks=[note_task], max_steps=20, max_invalid_actions=3)
     try:
         env.reset(seed=0)
-        for i in range(3):
+        for _ in range(3):
             _, _, terminated, truncated, info = env.step((9, 9, {}))
         assert truncated and info["termination_reason"] == "invalid_action_limit"
     finally:
@@ -96,7 +96,10 @@ def test_reset_restores_a_changed_file(env):
     u.subenvs["ubuntu"].write_file("~/Documents/keep.txt", "original\n")
     # make it part of the pristine state for this check: the agent then changes it via the terminal
     u.subenvs["ubuntu"].session.pristine.joinpath("Documents/keep.txt").write_text("original\n")
-    for s in [("search_application", {"name": "terminal"}), ("write_text", {"text": "echo changed > ~/Documents/keep.txt\n"})]:
+    for s in [
+        ("search_application", {"name": "terminal"}),
+        ("write_text", {"text": "echo changed > ~/Documents/keep.txt\n"}),
+    ]:
         env.step(u.encode_action("ubuntu", *s))
     assert u.subenvs["ubuntu"].state().read_text("~/Documents/keep.txt") == "changed\n"
     env.reset(seed=3)
@@ -149,7 +152,10 @@ def test_other_session_users_cannot_open_a_display(note_task):
         as_b = ["setpriv", f"--reuid={sb.user.uid}", f"--regid={sb.user.gid}", "--clear-groups", "env", "-i"]
         denied = subprocess.run([*as_b, f"DISPLAY={sa.display_name}", "xdpyinfo"], capture_output=True)
         assert denied.returncode != 0, "B's user opened A's display"
-        own = subprocess.run([*as_b, f"DISPLAY={sb.display_name}", f"XAUTHORITY={sb.run_dir}/Xauthority", "xdpyinfo"], capture_output=True)
+        own = subprocess.run(
+            [*as_b, f"DISPLAY={sb.display_name}", f"XAUTHORITY={sb.run_dir}/Xauthority", "xdpyinfo"],
+            capture_output=True,
+        )
         assert own.returncode == 0, own.stderr
         st = os.stat(sa.home)
         assert st.st_uid == sa.user.uid and st.st_mode & 0o077 == 0
@@ -158,3 +164,43 @@ def test_other_session_users_cannot_open_a_display(note_task):
     finally:
         a.close()
         b.close()
+
+
+def test_async_vector_env_with_shared_memory(note_task):
+    vec = gym.make_vec(
+        "Crab-Desktop-v0", num_envs=2, vectorization_mode="async", vector_kwargs={"shared_memory": True},
+        tasks=[note_task], max_steps=3,
+    )  # fmt: skip
+    try:
+        obs, info = vec.reset(seed=0)
+        assert obs["ubuntu"]["screen"].shape == (2, 800, 1280, 3)
+        for i in range(2):
+            assert decode_instruction(obs["instruction"][i]) == note_task.description
+        # worker 0 opens the terminal, worker 1 waits: their screens must differ afterwards
+        single = vec.unwrapped.single_action_space
+        acts = [
+            env_action(single, 0, 9, name="terminal"),
+            env_action(single, 1, 2, seconds=1),
+        ]
+        batched = (np.array([a[0] for a in acts]), np.array([a[1] for a in acts]),
+                   {k: _stack([a[2][k] for a in acts]) for k in acts[0][2]})  # fmt: skip
+        obs, reward, terminated, truncated, info = vec.step(batched)
+        assert not np.array_equal(obs["ubuntu"]["screen"][0], obs["ubuntu"]["screen"][1])
+        assert decode_instruction(obs["instruction"][1]) == note_task.description, (
+            "instruction survives steps"
+        )
+    finally:
+        vec.close()
+
+
+def env_action(space, device, action, **params):
+    """A full action dict (every parameter present) with some parameters set."""
+    full = {k: s.sample() for k, s in space[2].spaces.items()}
+    full.update(params)
+    return (device, action, full)
+
+
+def _stack(values):
+    if isinstance(values[0], str):
+        return tuple(values)
+    return np.stack([np.asarray(v) for v in values])

@@ -13,7 +13,7 @@ import string
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import networkx as nx
 
@@ -44,7 +44,7 @@ class Step:
     params: Mapping[str, Any] = field(default_factory=dict)
 
 
-GraphLike = nx.DiGraph | Sequence[Check]
+GraphLike: TypeAlias = "nx.DiGraph | Sequence[Check]"
 
 
 def chain(*checks: Check) -> nx.DiGraph:
@@ -194,7 +194,11 @@ class Task:
                 sub.template.setup(envs, **sub.attributes)
 
     def solution(self) -> list[Step]:
-        return [step for i in self._order for step in self.subtasks[i].template.solution(**self.subtasks[i].attributes)]
+        return [
+            step
+            for i in self._order
+            for step in self.subtasks[i].template.solution(**self.subtasks[i].attributes)
+        ]
 
     @property
     def node_count(self) -> int:
@@ -247,7 +251,7 @@ def task_from_json(obj: Mapping[str, Any], source: str = "<task>") -> Task:
     adj = obj.get("adjlist", {})
     if not isinstance(adj, Mapping):
         raise fail("adjlist", "must be an object of sub-task index -> list of indices")
-    edges = []
+    edges: list[tuple[int, int]] = []
     for k, vs in adj.items():
         if not str(k).isdigit() or not isinstance(vs, list) or not all(isinstance(v, int) for v in vs):
             raise fail(f"adjlist[{k!r}]", "keys must be sub-task indices and values lists of indices")
@@ -266,4 +270,7 @@ def tasks_from_file(path: str | Path) -> list[Task]:
     except json.JSONDecodeError as e:
         raise TaskFileError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
     items: Iterable[Any] = data if isinstance(data, list) else [data]
-    return [task_from_json(obj, f"{path}[{i}]" if isinstance(data, list) else str(path)) for i, obj in enumerate(items)]
+    return [
+        task_from_json(obj, f"{path}[{i}]" if isinstance(data, list) else str(path))
+        for i, obj in enumerate(items)
+    ]

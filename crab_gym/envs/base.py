@@ -62,14 +62,14 @@ class SubEnv(abc.ABC):
     def screenshot(self) -> np.ndarray:
         """The current frame, (H, W, 3) uint8, at ``screen_size``."""
 
-    def settle(self) -> None:
+    def settle(self) -> None:  # noqa: B027 - optional hook
         """Return once the screen stopped changing (bounded); default: nothing to wait for."""
 
     @abc.abstractmethod
     def state(self) -> Any:
         """A read-only view of device state for evaluators, cached until the next action."""
 
-    def invalidate_state(self) -> None:
+    def invalidate_state(self) -> None:  # noqa: B027 - optional hook
         """Drop the cached state view (called after every action)."""
 
     def ui_elements(self) -> list[UIElement]:

@@ -56,7 +56,9 @@ class RootEnv(SubEnv):
     """Answers, "I'm done", and waiting: the actions that touch no device."""
 
     name = "root"
-    description = "Not a device: submit(answer) gives an answer, complete() ends the task, wait() lets time pass."
+    description = (
+        "Not a device: submit(answer) gives an answer, complete() ends the task, wait() lets time pass."
+    )
     actions = (submit, complete, wait)
 
     def __init__(self, time_scale: float = 1.0) -> None:

@@ -21,8 +21,10 @@ ADJECTIVES = (
     "small", "bright", "local", "draft", "spring", "winter", "northern", "careful", "simple", "open",
 )  # fmt: skip
 VERBS = ("starts", "moves", "opens", "closes", "arrives", "begins", "ends", "changes", "returns", "waits")
-NAMES = ("Anna", "Björn", "Chloé", "Dmitri", "Elif", "Farah", "Gustavo", "Hana", "Iker", "Jonas", "Kenji",
-         "Lucía", "Mateo", "Noor", "Olga", "Pavel", "Quinn", "Rosa", "Sven", "Tomás", "Uma", "Zoë")  # fmt: skip
+NAMES = (
+    "Anna", "Björn", "Chloé", "Dmitri", "Elif", "Farah", "Gustavo", "Hana", "Iker", "Jonas", "Kenji",
+    "Lucía", "Mateo", "Noor", "Olga", "Pavel", "Quinn", "Rosa", "Sven", "Tomás", "Uma", "Zoë",
+)  # fmt: skip
 FONTS = ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono")
 BASES = ("~/Documents", "~/Desktop", "~/Downloads")
 
@@ -54,9 +56,15 @@ SAMPLERS: dict[str, Sampler] = {
     "font": lambda r: r.choice(FONTS),
     "color_scheme": lambda r: r.choice(("dark", "light")),
 }
+
+
+def _path_with(ext: str) -> Sampler:
+    return lambda r: f"{r.choice(BASES)}/{_filename(r, ext)}"
+
+
 # "path.odt" and friends: a path whose file has that extension.
 for _ext in ("odt", "ods", "odp", "txt", "md", "csv"):
-    SAMPLERS[f"path.{_ext}"] = lambda r, e=_ext: f"{r.choice(BASES)}/{_filename(r, e)}"
+    SAMPLERS[f"path.{_ext}"] = _path_with(_ext)
 
 
 def sample_attributes(template: SubTaskTemplate, rng: random.Random, tries: int = 50) -> dict[str, object]:
@@ -65,7 +73,9 @@ def sample_attributes(template: SubTaskTemplate, rng: random.Random, tries: int 
         attrs = {}
         for name, type_name in template.attributes.items():
             if type_name not in SAMPLERS:
-                raise KeyError(f"template {template.id}: no sampler for attribute type {type_name!r} ({name})")
+                raise KeyError(
+                    f"template {template.id}: no sampler for attribute type {type_name!r} ({name})"
+                )
             attrs[name] = SAMPLERS[type_name](rng)
         values = [repr(v) for v in attrs.values()]
         if len(set(values)) == len(values):
@@ -83,7 +93,7 @@ def templates_for(platforms: Sequence[str] | None = None) -> list[SubTaskTemplat
 
 
 def generate_tasks(seed: int = 0, n: int = 100, platforms: Sequence[str] | None = None) -> list[Task]:
-    """``n`` single-template tasks drawn from ``seed`` over the templates whose devices are in ``platforms``."""
+    """``n`` single-template tasks drawn from ``seed``, over templates whose devices are in ``platforms``."""
     rng = random.Random(seed)
     pool = templates_for(platforms)
     if not pool:
@@ -96,7 +106,9 @@ def generate_tasks(seed: int = 0, n: int = 100, platforms: Sequence[str] | None 
     return tasks
 
 
-def instances_per_template(seed: int, per_template: int, platforms: Sequence[str] | None = None) -> list[Task]:
+def instances_per_template(
+    seed: int, per_template: int, platforms: Sequence[str] | None = None
+) -> list[Task]:
     """``per_template`` tasks of every template (how the fixed v0 set is built), ids ``<template>-<k>``."""
     rng = random.Random(seed)
     tasks = []

@@ -7,7 +7,15 @@ import json
 import pytest
 
 from crab_gym.core.evaluators import evaluator
-from crab_gym.core.tasks import Step, SubTaskTemplate, Task, TaskFileError, register, task_from_json, tasks_from_file
+from crab_gym.core.tasks import (
+    Step,
+    SubTaskTemplate,
+    Task,
+    TaskFileError,
+    register,
+    task_from_json,
+    tasks_from_file,
+)
 
 
 @evaluator(env="testdev")
@@ -41,7 +49,12 @@ USE = register(
 
 
 def test_composed_graph_links_sinks_to_sources():
-    t = Task("t", "Fetch a key, then use it.", [FETCH.instantiate(item="key"), USE.instantiate(item="key")], [(0, 1)])
+    t = Task(
+        "t",
+        "Fetch a key, then use it.",
+        [FETCH.instantiate(item="key"), USE.instantiate(item="key")],
+        [(0, 1)],
+    )
     g = t.graph()
     assert g.number_of_nodes() == 3 and g.number_of_edges() == 2
     ev = t.evaluator()
@@ -72,11 +85,28 @@ def test_instruction_with_undeclared_attribute_is_rejected():
         ([1], "(top level)"),
         ({"id": 3, "description": "d", "tasks": []}, "id"),
         ({"id": "a", "description": "d", "tasks": [{"task": "nope"}]}, "tasks[0].task"),
-        ({"id": "a", "description": "d", "tasks": [{"task": "test_use", "attribute": {}}]}, "tasks[0].attribute"),
-        ({"id": "a", "description": "d", "tasks": [{"task": "test_use", "attribute": {"item": "x"}}],
-          "adjlist": {"0": [5]}}, "adjlist"),
-        ({"id": "a", "description": "d", "tasks": [{"task": "test_use", "attribute": {"item": "x"}}] * 2,
-          "adjlist": {"0": [1], "1": [0]}}, "adjlist"),
+        (
+            {"id": "a", "description": "d", "tasks": [{"task": "test_use", "attribute": {}}]},
+            "tasks[0].attribute",
+        ),
+        (
+            {
+                "id": "a",
+                "description": "d",
+                "tasks": [{"task": "test_use", "attribute": {"item": "x"}}],
+                "adjlist": {"0": [5]},
+            },
+            "adjlist",
+        ),
+        (
+            {
+                "id": "a",
+                "description": "d",
+                "tasks": [{"task": "test_use", "attribute": {"item": "x"}}] * 2,
+                "adjlist": {"0": [1], "1": [0]},
+            },
+            "adjlist",
+        ),
     ],
 )
 def test_bad_task_file_is_a_one_line_error_naming_file_and_field(tmp_path, payload, field):

@@ -1,4 +1,4 @@
-"""Desktop actions (the CRAB paper's Table 2 for Ubuntu, plus drag and move), positions as normalised points."""
+"""Desktop actions (the CRAB paper's Table 2 for Ubuntu, plus drag and move); positions are normalised."""
 
 from __future__ import annotations
 
@@ -125,4 +125,15 @@ def search_application(env: DesktopEnv, name: AppName) -> ActionResult:
     return ActionResult(info={"opened_window": opened})
 
 
-ACTIONS = (click, right_click, double_click, move, drag, write_text, press, hotkey, scroll, search_application)
+ACTIONS = (
+    click,
+    right_click,
+    double_click,
+    move,
+    drag,
+    write_text,
+    press,
+    hotkey,
+    scroll,
+    search_application,
+)

@@ -12,7 +12,7 @@ NS = {
     "draw": "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0",
     "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
 }
-_T = "{%s}" % NS["table"]
+_T = "{" + NS["table"] + "}"
 MAX_REPEAT = 1024  # LibreOffice writes "1048576 repeated empty rows"; never expand those
 
 
@@ -62,9 +62,9 @@ def cell(sheet: list[list[str]], ref: str) -> str:
     col = 0
     for c in col_part:
         col = col * 26 + (ord(c) - 64)
-    r, c = int(row_part) - 1, col - 1
-    if r < len(sheet) and c < len(sheet[r]):
-        return sheet[r][c]
+    row, column = int(row_part) - 1, col - 1
+    if row < len(sheet) and column < len(sheet[row]):
+        return sheet[row][column]
     return ""
 
 
@@ -73,6 +73,7 @@ def read_odp(data: bytes) -> list[str] | None:
     if root is None:
         return None
     slides = []
-    for page in root.iter("{%s}page" % NS["draw"]):
-        slides.append("\n".join("".join(p.itertext()) for p in page.iter("{%s}p" % NS["text"])))
+    page_tag, p_tag = "{" + NS["draw"] + "}page", "{" + NS["text"] + "}p"
+    for page in root.iter(page_tag):
+        slides.append("\n".join("".join(p.itertext()) for p in page.iter(p_tag)))
     return slides

@@ -15,7 +15,16 @@ from typing import Any
 
 MAX_NODES = 4000
 MAX_TEXT = 20000
-INTERESTING_STATES = ("focused", "selected", "checked", "editable", "showing", "visible", "enabled", "pressed")
+INTERESTING_STATES = (
+    "focused",
+    "selected",
+    "checked",
+    "editable",
+    "showing",
+    "visible",
+    "enabled",
+    "pressed",
+)
 
 
 def _atspi_tree(max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
@@ -38,7 +47,9 @@ def _atspi_tree(max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
                 "name": name,
                 "depth": depth,
                 "parent": parent,
-                "states": [s for s in INTERESTING_STATES if states.contains(getattr(pyatspi, f"STATE_{s.upper()}"))],
+                "states": [
+                    s for s in INTERESTING_STATES if states.contains(getattr(pyatspi, f"STATE_{s.upper()}"))
+                ],
             }
             try:
                 ext = acc.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)

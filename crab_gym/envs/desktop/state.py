@@ -109,7 +109,9 @@ class DesktopState:
         return tuple(out)
 
     def process_running(self, name: str) -> bool:
-        return any(p.name == name or (p.cmdline and Path(p.cmdline[0]).name == name) for p in self.processes())
+        return any(
+            p.name == name or (p.cmdline and Path(p.cmdline[0]).name == name) for p in self.processes()
+        )
 
     @functools.cache  # noqa: B019
     def active_window(self) -> WindowInfo | None:

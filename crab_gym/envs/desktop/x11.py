@@ -282,7 +282,9 @@ class X11Display:
             title = title.decode("utf-8", "replace")
         wm_class = self._prop(win, "WM_CLASS")
         if isinstance(wm_class, bytes):
-            wm_class = wm_class.split(b"\0")[-2 if wm_class.endswith(b"\0") else -1].decode("utf-8", "replace")
+            wm_class = wm_class.split(b"\0")[-2 if wm_class.endswith(b"\0") else -1].decode(
+                "utf-8", "replace"
+            )
         pid = self._prop(win, "_NET_WM_PID")
         return WindowInfo(
             wid=wid, title=str(title or ""), wm_class=str(wm_class or ""), pid=int(pid[0]) if pid else None

@@ -12,7 +12,6 @@ import fcntl
 import os
 import pwd
 import secrets
-import select
 import shutil
 import signal
 import subprocess
@@ -296,7 +295,9 @@ class XvfbSession:
         self.display_name = f":{number}"
         auth = self.run_dir / "Xauthority"
         auth.touch()
-        subprocess.run(["xauth", "-q", "-f", str(auth), "add", self.display_name, ".", secrets.token_hex(16)], check=True)
+        subprocess.run(
+            ["xauth", "-q", "-f", str(auth), "add", self.display_name, ".", secrets.token_hex(16)], check=True
+        )
         self._chown_tree(auth)
         w, h = self.size
         self._xvfb = subprocess.Popen(
@@ -321,8 +322,12 @@ class XvfbSession:
     def _start_dbus(self) -> None:
         res = self.run(
             [
-                "dbus-daemon", "--session", "--fork", "--nopidfile",
-                f"--address=unix:path={self.run_dir / 'bus'}", "--print-address=1",
+                "dbus-daemon",
+                "--session",
+                "--fork",
+                "--nopidfile",
+                f"--address=unix:path={self.run_dir / 'bus'}",
+                "--print-address=1",
             ],
             timeout=10,
         )
