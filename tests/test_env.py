@@ -204,3 +204,25 @@ def _stack(values):
     if isinstance(values[0], str):
         return tuple(values)
     return np.stack([np.asarray(v) for v in values])
+
+
+def test_dead_device_is_an_error_the_next_reset_recovers(note_task):
+    import signal
+
+    env = gym.make("Crab-Desktop-v0", tasks=[note_task])
+    try:
+        env.reset(seed=0)
+        session = env.unwrapped.subenvs["ubuntu"].session
+        os.kill(session._xvfb.pid, signal.SIGKILL)
+        session._xvfb.wait()
+        obs, reward, terminated, truncated, info = env.step(
+            env.unwrapped.encode_action("ubuntu", "click", {"point": (0.5, 0.5)})
+        )
+        assert truncated and info["termination_reason"] == "env_error" and "error" in info
+        assert obs["ubuntu"]["screen"].shape == (800, 1280, 3)
+        obs, info = env.reset(seed=0)
+        assert info["completion_ratio"] == 0.0
+        obs, *_ = env.step(env.unwrapped.encode_action("ubuntu", "search_application", {"name": "terminal"}))
+        assert env.unwrapped.subenvs["ubuntu"].state().active_process() == "xfce4-terminal"
+    finally:
+        env.close()

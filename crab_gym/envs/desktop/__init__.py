@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import subprocess
 import time
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
+from mss.exception import ScreenShotError
+from Xlib.error import ConnectionClosedError, DisplayError, XError
 
-from crab_gym.envs.base import DeviceError, SubEnv, UIElement
+from crab_gym.core.actions import ActionSpec
+
+from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement
 from crab_gym.envs.desktop.actions import ACTIONS
 from crab_gym.envs.desktop.backends.xvfb import XvfbSession
 from crab_gym.envs.desktop.state import DesktopState
@@ -23,6 +30,24 @@ INTERACTIVE_ROLES = frozenset(
         "list item", "icon", "spin button", "slider", "tree item", "table cell", "toggle", "button",
     }
 )  # fmt: skip
+
+# What a dying X server or session looks like from here; all of it becomes DeviceError. (mss's XCB
+# layer asserts on a connection the server has closed, hence AssertionError.)
+DEVICE_FAILURES = (
+    XError, ConnectionClosedError, DisplayError, ScreenShotError, OSError, subprocess.SubprocessError,
+    AssertionError,
+)  # fmt: skip
+
+
+@contextlib.contextmanager
+def _device_errors(what: str) -> Iterator[None]:
+    try:
+        yield
+    except DeviceError:
+        raise
+    except DEVICE_FAILURES as e:
+        raise DeviceError(f"desktop {what} failed: {type(e).__name__}: {e}") from e
+
 
 APPS = {
     # launcher-independent names used by task setups (named operations, never shell strings)
@@ -82,11 +107,18 @@ class DesktopEnv(SubEnv):
             self.session = None
             raise
 
+    def execute(self, spec: ActionSpec, params: Mapping[str, Any]) -> ActionResult:
+        with _device_errors(spec.name):
+            return super().execute(spec, params)
+
     def screenshot(self) -> np.ndarray:
-        return self.x.grab()
+        with _device_errors("screenshot"):
+            return self.x.grab()
 
     def settle(self, quiet: float = 0.02, timeout: float = 2.0) -> None:
-        self.x.settle(quiet=quiet, timeout=timeout)
+        """Wait until the screen shows no damage for ``quiet`` seconds (bounded by ``timeout``)."""
+        with _device_errors("settle"):
+            self.x.settle(quiet=quiet, timeout=timeout)
 
     def state(self) -> DesktopState:
         if self._state is None:

@@ -333,12 +333,11 @@ class X11Display:
         self._d.sync()
 
     def close(self) -> None:
-        try:
-            self._mss.close()
-        finally:
+        """Close both connections; never raises (the server may already be gone)."""
+        for closer in (self._mss.close, self._d.close):
             try:
-                self._d.close()
-            except Exception:
+                closer()
+            except Exception:  # noqa: BLE001 - a dead server's connections still count as closed
                 pass
 
     @staticmethod
