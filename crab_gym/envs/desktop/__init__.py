@@ -15,7 +15,6 @@ from mss.exception import ScreenShotError
 from Xlib.error import ConnectionClosedError, DisplayError, XError
 
 from crab_gym.core.actions import ActionSpec
-
 from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement
 from crab_gym.envs.desktop.actions import ACTIONS
 from crab_gym.envs.desktop.backends.xvfb import XvfbSession
