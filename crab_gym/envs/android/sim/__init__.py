@@ -1,0 +1,29 @@
+"""The simulated phone and its adb device server.
+
+`Phone(width=1080, height=2400, seed=0, root=None)` is the device: apps, SQLite state at Android paths, a UI
+tree, rendering and a shell. In-process API (the RL speed path): tap, long_press, swipe, text, keyevent,
+screenshot (an (H, W, 3) uint8 array), ui_xml (a uiautomator dump), shell(cmd) -> (stdout, stderr, exit code),
+launch, reset(seed). `PhoneServer(phone, host, port=0)` serves the same phone as an adb device (start/stop or
+a context manager; `serial` is "host:port" for `adb connect`); every adb command goes through `Phone.shell`.
+`serve(port)` blocks serving a fresh phone; `python -m crab_gym.envs.android.sim --port P` does the same.
+"""
+
+from __future__ import annotations
+
+from .phone import Phone
+from .server import PhoneServer
+
+
+def serve(port: int, seed: int = 0, width: int = 1080, height: int = 2400, host: str = "127.0.0.1") -> None:
+    """Serve a fresh phone as an adb device on host:port until interrupted (`crab-gym phone serve`)."""
+    phone = Phone(width=width, height=height, seed=seed)
+    server = PhoneServer(phone, host=host, port=port)
+    try:
+        server.serve_forever(on_ready=lambda s: print(f"crab phone serving adb on {s.serial}", flush=True))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        phone.close()
+
+
+__all__ = ["Phone", "PhoneServer", "serve"]

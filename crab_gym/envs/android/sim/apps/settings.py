@@ -1,0 +1,86 @@
+"""Settings (com.android.settings): network, Bluetooth, display (dark theme, brightness); writes the
+settings tables."""
+
+from __future__ import annotations
+
+from ..layout import Item, Screen
+from ..providers import get_setting, put_setting
+from ..ui import View
+from .base import AppSpec
+
+APP = AppSpec("com.android.settings", "Settings", (95, 99, 104))
+PAGES = [
+    ("Network & internet", "Wi-Fi, mobile, data usage", "network"),
+    ("Connected devices", "Bluetooth, pairing", "connected"),
+    ("Display", "Dark theme, brightness", "display"),
+]
+
+
+@APP.screen("main", ".Settings")
+def main(s: Screen) -> None:
+    s.app_bar("Settings", back=False)
+    s.list(
+        "pages",
+        [Item(t, sub, icon=t, rid="title", on_click=lambda p=p: s.phone.push(p)) for t, sub, p in PAGES],
+    )
+
+
+def _toggle(s: Screen, label: str, ns: str, name: str, on: str = "1", off: str = "0", rid: str = "") -> None:
+    checked = get_setting(s.phone, ns, name) == on
+
+    def flip() -> None:
+        put_setting(s.phone, ns, name, off if checked else on)
+
+    s.switch(label, checked, flip, rid=rid)
+
+
+@APP.screen("network", ".SubSettings")
+def network(s: Screen) -> None:
+    s.app_bar("Network & internet")
+    _toggle(s, "Wi-Fi", "global", "wifi_on", rid="wifi_switch")
+    _toggle(s, "Mobile data", "global", "mobile_data", rid="mobile_data_switch")
+    _toggle(s, "Airplane mode", "global", "airplane_mode_on", rid="airplane_mode_switch")
+
+
+@APP.screen("connected", ".SubSettings")
+def connected(s: Screen) -> None:
+    s.app_bar("Connected devices")
+    _toggle(s, "Bluetooth", "global", "bluetooth_on", rid="bluetooth_switch")
+
+
+@APP.screen("display", ".SubSettings")
+def display(s: Screen) -> None:
+    s.app_bar("Display")
+    _toggle(s, "Dark theme", "secure", "ui_night_mode", on="2", off="1", rid="dark_theme_switch")
+    value = int(get_setting(s.phone, "system", "screen_brightness") or 0)
+    s.text("Brightness level", size=48, rid="brightness_title")
+    x1, x2 = s.px(60), s.right - s.px(60)
+    top = s.y
+
+    def set_level() -> None:
+        x, _ = s.phone.last_touch
+        level = round(max(0.0, min(1.0, (x - x1) / (x2 - x1))) * 255)
+        put_setting(s.phone, "system", "screen_brightness", str(level))
+
+    bar = s.view(
+        cls="android.widget.SeekBar",
+        rid="seekbar",
+        text=str(value),
+        desc="Brightness",
+        clickable=True,
+        focusable=True,
+        on_click=set_level,
+        bounds=(x1, top, x2, top + s.px(100)),
+        shape="round",
+        bg=s.c["divider"],
+    )
+    fill = x1 + int((x2 - x1) * value / 255)
+    bar.add(
+        View(
+            package=s.pkg,
+            bounds=(x1, top, max(x1 + 1, fill), top + s.px(100)),
+            shape="round",
+            bg=s.c["primary"],
+        )
+    )
+    s.y = top + s.px(140)

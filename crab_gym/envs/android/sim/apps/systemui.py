@@ -1,0 +1,149 @@
+"""System UI drawn over every screen: the status bar, the quick settings shade, the navigation bar."""
+
+from __future__ import annotations
+
+from ..ui import COLORS, DARK, View
+
+PKG = "com.android.systemui"
+
+
+def decorate(phone, root: View) -> None:
+    c = DARK if phone.dark else COLORS
+    w, h, s = phone.width, phone.height, phone.width / 1080
+    bar = root.add(
+        View(
+            cls="android.widget.FrameLayout",
+            package=PKG,
+            rid=f"{PKG}:id/status_bar",
+            bounds=(0, 0, w, phone.status_h),
+            bg=c["status"],
+        )
+    )
+    bar.add(
+        View(
+            cls="android.widget.TextView",
+            package=PKG,
+            rid=f"{PKG}:id/clock",
+            text="9:30",
+            bounds=(int(48 * s), 0, int(300 * s), phone.status_h),
+            fg=c["text"],
+            size=int(40 * s),
+        )
+    )
+    bar.add(
+        View(
+            cls="android.widget.TextView",
+            package=PKG,
+            rid=f"{PKG}:id/battery",
+            text="100%",
+            desc="Battery 100 percent.",
+            bounds=(w - int(220 * s), 0, w - int(48 * s), phone.status_h),
+            fg=c["text"],
+            size=int(40 * s),
+        )
+    )
+    if phone.shade_open:
+        shade(phone, root)
+    top = h - phone.nav_h
+    nav = root.add(
+        View(
+            cls="android.widget.FrameLayout",
+            package=PKG,
+            rid=f"{PKG}:id/navigation_bar_frame",
+            bounds=(0, top, w, h),
+            bg=c["nav"],
+        )
+    )
+    third = w // 3
+    for i, (name, desc, glyph, fn) in enumerate(
+        (
+            ("back", "Back", "◀", phone.back),
+            ("home", "Home", "●", phone.home),
+            ("recent_apps", "Overview", "■", phone.home),
+        )
+    ):
+        nav.add(
+            View(
+                cls="android.widget.ImageView",
+                package=PKG,
+                rid=f"{PKG}:id/{name}",
+                desc=desc,
+                clickable=True,
+                long_clickable=False,
+                focusable=True,
+                on_click=fn,
+                bounds=(i * third, top, (i + 1) * third, h),
+                hint=glyph,
+                fg=c["muted"],
+                size=int(56 * s),
+                align="center",
+            )
+        )
+
+
+QS_TILES = [
+    ("Internet", "global", "wifi_on", "1", "0"),
+    ("Bluetooth", "global", "bluetooth_on", "1", "0"),
+    ("Airplane mode", "global", "airplane_mode_on", "1", "0"),
+    ("Dark theme", "secure", "ui_night_mode", "2", "1"),
+]
+
+
+def shade(phone, root: View) -> None:
+    """The pulled-down quick settings panel: one toggle tile per setting."""
+    from ..providers import get_setting, put_setting
+
+    c = DARK if phone.dark else COLORS
+    w, s = phone.width, phone.width / 1080
+    top, h = phone.status_h, int(900 * s)
+    panel = root.add(
+        View(
+            cls="android.widget.FrameLayout",
+            package=PKG,
+            rid=f"{PKG}:id/quick_settings_panel",
+            bounds=(0, 0, w, top + h),
+            bg=c["surface"],
+            scrollable=False,
+        )
+    )
+    tile_w, tile_h = (w - int(120 * s)) // 2, int(200 * s)
+    for i, (label, ns, name, on, off) in enumerate(QS_TILES):
+        checked = get_setting(phone, ns, name) == on
+        x = int(40 * s) + (i % 2) * (tile_w + int(40 * s))
+        y = top + int(80 * s) + (i // 2) * (tile_h + int(40 * s))
+
+        def toggle(ns=ns, name=name, value=off if checked else on) -> None:
+            put_setting(phone, ns, name, value)
+
+        panel.add(
+            View(
+                cls="android.widget.Switch",
+                package=PKG,
+                rid=f"{PKG}:id/tile",
+                text=label,
+                desc=label,
+                checkable=True,
+                checked=checked,
+                clickable=True,
+                focusable=True,
+                on_click=toggle,
+                shape="round",
+                bg=c["primary"] if checked else c["divider"],
+                fg=c["on_primary"] if checked else c["text"],
+                size=int(44 * s),
+                align="center",
+                bounds=(x, y, x + tile_w, y + tile_h),
+            )
+        )
+
+
+def swipe(phone, x1: float, y1: float, x2: float, y2: float) -> bool:
+    """System gestures: pull the shade down from the status bar, push it back up. True when consumed."""
+    s = phone.width / 1080
+    if not phone.shade_open and y1 <= phone.status_h * 1.5 and y2 - y1 > 200 * s:
+        phone.shade_open = True
+        return True
+    if phone.shade_open and y1 - y2 > 200 * s:
+        phone.shade_open = False
+        return True
+    return phone.shade_open

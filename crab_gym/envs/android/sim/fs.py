@@ -1,0 +1,149 @@
+"""The phone's filesystem: Android paths mapped into one sandbox directory on the host, never outside it."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+Snapshot = tuple[dict[str, bytes], set[str]]  # file bytes and directories, by path relative to the root
+
+ALIASES = ("/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard", "/mnt/user/0/primary")
+SKELETON = (
+    "sdcard/DCIM/Camera",
+    "sdcard/Download",
+    "sdcard/Documents",
+    "sdcard/Pictures",
+    "sdcard/Music",
+    "sdcard/Movies",
+    "sdcard/Alarms",
+    "sdcard/Android/data",
+    "data/local/tmp",
+    "data/data",
+    "system/bin",
+    "system/app",
+    "system/etc",
+    "vendor",
+    "proc",
+    "dev",
+    "etc",
+    "storage/emulated",
+    "cache",
+    "mnt",
+)
+
+
+class FsError(OSError):
+    """An Android path that cannot be used (outside the sandbox, missing, wrong type)."""
+
+
+class Sandbox:
+    """Maps absolute Android paths ("/sdcard/x") to files under `root`; `..` cannot climb above "/"."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root).resolve()
+        self.on_change: Callable[[], None] | None = None  # told when a command or a push changes files
+        for d in SKELETON:
+            (self.root / d).mkdir(parents=True, exist_ok=True)
+
+    def android_path(self, path: str, cwd: str = "/") -> str:
+        if "\0" in path:
+            raise FsError(f"{path!r}: invalid path")
+        full = posixpath.normpath(posixpath.join(cwd, path)) if path else cwd
+        if full.startswith("//"):
+            full = "/" + full.lstrip("/")
+        for alias in ALIASES:
+            if full == alias or full.startswith(alias + "/"):
+                full = "/sdcard" + full[len(alias) :]
+        return full
+
+    def resolve(self, path: str, cwd: str = "/") -> Path:
+        """The host path of an Android path; raises FsError if it would leave the sandbox."""
+        full = self.android_path(path, cwd)
+        host = self.root / full.lstrip("/") if full != "/" else self.root
+        real = Path(os.path.realpath(host))
+        if real != self.root and self.root not in real.parents:
+            raise FsError(f"{path}: Permission denied")
+        return host
+
+    def to_android(self, host: Path) -> str:
+        rel = Path(os.path.realpath(host)).relative_to(self.root)
+        return "/" + str(rel) if str(rel) != "." else "/"
+
+    def read_bytes(self, path: str) -> bytes:
+        host = self.resolve(path)
+        if host.is_dir():
+            raise FsError(f"{path}: Is a directory")
+        if not host.exists():
+            raise FsError(f"{path}: No such file or directory")
+        return host.read_bytes()
+
+    def write_bytes(self, path: str, data: bytes, append: bool = False) -> None:
+        host = self.resolve(path)
+        if host.is_dir():
+            raise FsError(f"{path}: Is a directory")
+        host.parent.mkdir(parents=True, exist_ok=True)
+        with open(host, "ab" if append else "wb") as f:
+            f.write(data)
+        self.changed()
+
+    def changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
+    def exists(self, path: str) -> bool:
+        try:
+            return self.resolve(path).exists()
+        except FsError:
+            return False
+
+    # -- pristine state: snapshot once, restore in about a millisecond ---
+    def wipe(self, keep: tuple[str, ...] = ()) -> None:
+        """Delete everything under the root (but top-level names in `keep`), then recreate the skeleton."""
+        for child in self.root.iterdir():
+            if child.name in keep:
+                continue
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        for d in SKELETON:
+            (self.root / d).mkdir(parents=True, exist_ok=True)
+
+    def snapshot(self) -> Snapshot:
+        files, dirs = {}, set()
+        for dirpath, _dirnames, filenames in os.walk(self.root):
+            rel = os.path.relpath(dirpath, self.root)
+            dirs.add(rel)
+            for f in filenames:
+                files[os.path.normpath(os.path.join(rel, f))] = Path(dirpath, f).read_bytes()
+        return files, dirs
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Make the tree equal to the snapshot: remove what is new, rewrite only files whose bytes differ."""
+        files, dirs = snapshot
+        root = str(self.root)
+        for dirpath, dirnames, filenames in os.walk(root, topdown=True):
+            rel = os.path.relpath(dirpath, root)
+            for d in list(dirnames):
+                if os.path.normpath(os.path.join(rel, d)) not in dirs:
+                    path = os.path.join(dirpath, d)
+                    os.unlink(path) if os.path.islink(path) else shutil.rmtree(path, ignore_errors=True)
+                    dirnames.remove(d)
+            for f in filenames:
+                if os.path.normpath(os.path.join(rel, f)) not in files:
+                    os.unlink(os.path.join(dirpath, f))
+        for d in dirs:
+            os.makedirs(os.path.join(root, d), exist_ok=True)
+        for key, data in files.items():
+            path = os.path.join(root, key)
+            try:
+                with open(path, "rb") as fh:
+                    if fh.read() == data:  # compare contents: mtimes are too coarse to trust
+                        continue
+            except (FileNotFoundError, IsADirectoryError):
+                pass
+            with open(path, "wb") as fh:
+                fh.write(data)

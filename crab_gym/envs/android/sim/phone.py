@@ -1,0 +1,394 @@
+"""Phone: the simulated Android device — sandboxed filesystem, SQLite state, a UI stack of app screens, input,
+rendering, and a shell. The adb server and the in-process API both go through the same methods."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import db, render
+from .apps import APPS, LAUNCHER
+from .fs import Sandbox, Snapshot
+from .layout import Screen
+from .shell import Shell
+from .ui import COLORS, DARK, View, to_xml
+
+log = logging.getLogger(__name__)
+
+KEYCODES = {
+    "HOME": 3,
+    "BACK": 4,
+    "CALL": 5,
+    "ENDCALL": 6,
+    "DPAD_UP": 19,
+    "DPAD_DOWN": 20,
+    "DPAD_LEFT": 21,
+    "DPAD_RIGHT": 22,
+    "DPAD_CENTER": 23,
+    "VOLUME_UP": 24,
+    "VOLUME_DOWN": 25,
+    "POWER": 26,
+    "CAMERA": 27,
+    "TAB": 61,
+    "SPACE": 62,
+    "ENTER": 66,
+    "DEL": 67,
+    "MENU": 82,
+    "SEARCH": 84,
+    "APP_SWITCH": 187,
+    "FORWARD_DEL": 112,
+    "ESCAPE": 111,
+    "WAKEUP": 224,
+    "SLEEP": 223,
+    "MOVE_HOME": 122,
+    "MOVE_END": 123,
+}
+LONG_PRESS_MS = 500
+MARKER = ".crab_phone_sandbox"
+PRISTINE_CACHE = 8  # seeds whose pristine files are kept in memory (~200 kB each)
+TAP_SLOP = 24
+
+
+@dataclass
+class Activity:
+    package: str
+    screen: str
+    state: dict = field(default_factory=dict)
+    task_id: int = 1
+
+
+def crashed(phone: Phone, s: Screen, label: str) -> None:
+    """Android's "<app> keeps stopping" dialog; its button closes the app."""
+    pkg = s.act.package
+    s.y = phone.height // 3
+    s.text(f"{label} keeps stopping", size=56, rid="alertTitle", height=200)
+    s.button("Close app", lambda: phone.force_stop(pkg), rid="aerr_close")
+
+
+class Phone:
+    """A deterministic simulated phone. `root` is its sandbox directory (a temporary one by default)."""
+
+    def __init__(
+        self,
+        width: int = 1080,
+        height: int = 2400,
+        seed: int = 0,
+        root: str | os.PathLike | None = None,
+        density: int = 420,
+    ) -> None:
+        self.lock = threading.RLock()
+        self.width, self.height, self.density, self.seed = width, height, density, seed
+        s = width / 1080
+        self.status_h, self.nav_h = int(round(110 * s)), int(round(130 * s))
+        self._tmp = None
+        if root is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="crab-phone-")
+            root = self._tmp.name
+        root = Path(root)
+        if root.exists() and any(root.iterdir()) and not (root / MARKER).exists():
+            raise ValueError(
+                f"{root} is not empty and not a phone sandbox ({MARKER} missing): the phone wipes its "
+                "root on reset, so give it an empty or new directory"
+            )
+        root.mkdir(parents=True, exist_ok=True)
+        (root / MARKER).write_text("crab-gym simulated phone sandbox: wiped and rewritten on reset\n")
+        self.fs = Sandbox(root)
+        self.fs.on_change = self._files_changed
+        self._pristine: dict[int, Snapshot] = {}
+        self.enter_handlers: dict = {}
+        self._next_task = 1
+        self.last_touch = (0.0, 0.0)
+        self._dark = False
+        self.reset(seed)
+
+    # -- state ---------------------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> None:
+        """Back to the pristine state of `seed` (default: the current one): files, databases, UI."""
+        with self.lock:
+            if seed is not None:
+                self.seed = seed
+            if self.seed not in self._pristine:
+                self.fs.wipe(keep=(MARKER,))
+                db.seed_databases(self.fs, self.seed)
+                while len(self._pristine) >= PRISTINE_CACHE:  # keep the most recent seeds only
+                    self._pristine.pop(next(iter(self._pristine)))
+                self._pristine[self.seed] = self.fs.snapshot()
+            self.fs.restore(self._pristine[self.seed])
+            self._next_task = 1
+            self.stack: list[Activity] = [self._new_activity(LAUNCHER, "home")]
+            self.stopped: set[str] = set()
+            self.shade_open = False
+            self.counter = 0
+            self.invalidate()
+
+    def close(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def now_ms(self) -> int:
+        """The simulated clock: fixed start, one second per state change, so runs are reproducible."""
+        self.counter += 1
+        return db.NOW_MS + self.counter * 1000
+
+    # -- activities ----------------------------------------------------------------------------------------
+    def _new_activity(self, package: str, screen: str, **state) -> Activity:
+        self._next_task += 1
+        return Activity(package, screen, dict(state), self._next_task)
+
+    @property
+    def current(self) -> Activity:
+        return self.stack[-1]
+
+    def launch(self, package: str, screen: str | None = None, **state) -> None:
+        self.shade_open = False
+        app = APPS.get(package)
+        if app is None:
+            raise KeyError(f"no app {package!r}; installed: {', '.join(sorted(APPS))}")
+        if package == LAUNCHER:
+            self.home()
+            return
+        self.stopped.discard(package)
+        # bring an existing task of this package to the front, else start a new one
+        existing = [a for a in self.stack if a.package == package]
+        base = [a for a in self.stack if a.package != package]
+        if existing and screen is None:
+            self.stack = base + existing
+        else:
+            self.stack = base + [self._new_activity(package, screen or app.main, **state)]
+        self.invalidate()
+
+    def push(self, screen: str, **state) -> None:
+        """Open another screen of the current app."""
+        act = self.current
+        self.stack.append(Activity(act.package, screen, dict(state), act.task_id))
+        self.invalidate()
+
+    def replace(self, screen: str, **state) -> None:
+        """Swap the current screen for another screen of the same app (a form that shows what it saved)."""
+        act = self.stack.pop()
+        self.stack.append(Activity(act.package, screen, dict(state), act.task_id))
+        self.invalidate()
+
+    def back(self) -> None:
+        act = self.current
+        if self.shade_open:
+            self.shade_open = False
+            self.invalidate()
+            return
+        hook = act.state.get("on_back")
+        if hook:
+            self._guarded(hook)
+        if act.state.get("drawer"):
+            act.state["drawer"] = False
+        elif len(self.stack) > 1:
+            self.stack.pop()
+        self.invalidate()
+
+    def home(self) -> None:
+        self.shade_open = False
+        self.stack = [a for a in self.stack if a.package == LAUNCHER][:1] or [
+            self._new_activity(LAUNCHER, "home")
+        ]
+        self.stack[0].state["drawer"] = False
+        self.invalidate()
+
+    def force_stop(self, package: str) -> None:
+        if package != LAUNCHER:
+            self.stack = [a for a in self.stack if a.package != package] or [
+                self._new_activity(LAUNCHER, "home")
+            ]
+            self.stopped.add(package)
+        self.invalidate()
+
+    def focused_component(self) -> tuple[str, str]:
+        act = self.current
+        return act.package, APPS[act.package].activity(act.screen)
+
+    # -- the UI tree ---------------------------------------------------------------------------------------
+    def _files_changed(self) -> None:
+        """Files changed under the UI: only the Files app shows them (a dump or a screencap file must not
+        throw away the cached frame)."""
+        if self.current.package == "com.google.android.documentsui":
+            self.invalidate()
+
+    def invalidate(self) -> None:
+        """Something may have changed: rebuild the UI tree and the frame on next use."""
+        self.generation = getattr(self, "generation", 0) + 1  # lets a backend's settle() see changes
+        self._tree: View | None = None
+        self._frame: np.ndarray | None = None
+        self._png: bytes | None = None
+
+    @property
+    def dark(self) -> bool:
+        return self._dark
+
+    def ui_tree(self) -> View:
+        with self.lock:
+            if self._tree is None:
+                self._tree = self._build()
+            return self._tree
+
+    def _build(self) -> View:
+        from .providers import get_setting
+
+        self._dark = get_setting(self, "secure", "ui_night_mode") == "2"
+        act = self.current
+        app = APPS[act.package]
+        root = View(
+            bounds=(0, 0, self.width, self.height),
+            package=act.package,
+            bg=(DARK if self._dark else COLORS)["bg"],
+        )
+        self.enter_handlers = {}
+        screen = Screen(self, act, root)
+        try:
+            if act.state.get("crashed"):
+                raise RuntimeError(f"{act.package} crashed")
+            app.screens[act.screen][1](screen)
+        except Exception:  # an app bug shows Android's crash dialog; it never reaches the caller
+            log.exception("%s/%s failed to build", act.package, act.screen)
+            root = View(bounds=root.bounds, package=act.package, bg=root.bg)
+            crashed(self, Screen(self, act, root), app.label)
+        from .apps import systemui
+
+        systemui.decorate(self, root)
+        return root
+
+    def ui_xml(self) -> str:
+        return to_xml(self.ui_tree())
+
+    def screenshot(self) -> np.ndarray:
+        with self.lock:
+            if self._frame is None:
+                tree = self.ui_tree()
+                self._frame = render.render(tree, self.width, self.height, tree.bg or (255, 255, 255))
+                self._frame.flags.writeable = False
+                self._png = None
+            return self._frame
+
+    def screencap_png(self) -> bytes:
+        with self.lock:
+            frame = self.screenshot()
+            if self._png is None:
+                self._png = render.to_png(frame)
+            return self._png
+
+    # -- input ---------------------------------------------------------------------------------------------
+    def _hit(self, x: float, y: float, want) -> View | None:
+        hit = None
+        for v in self.ui_tree().walk():  # later in the walk = drawn on top
+            if v.enabled and want(v) and v.contains(x, y):
+                hit = v
+        return hit
+
+    def _guarded(self, fn, *args) -> None:
+        """Run an app's handler; an exception crashes that app (its dialog shows), never the caller."""
+        act = self.current
+        try:
+            fn(*args)
+        except Exception:
+            log.exception("%s/%s: a handler failed", act.package, act.screen)
+            act.state["crashed"] = True
+
+    def tap(self, x: float, y: float) -> None:
+        with self.lock:
+            self.last_touch = (x, y)
+            if self.shade_open and self.status_h + self.width / 1080 * 900 <= y < self.height - self.nav_h:
+                self.shade_open = False  # a tap outside the shade closes it
+                self.invalidate()
+                return
+            v = self._hit(x, y, lambda v: v.clickable)
+            if v is not None and v.on_click is not None:
+                self._guarded(v.on_click)
+                self.invalidate()
+
+    def long_press(self, x: float, y: float) -> None:
+        with self.lock:
+            self.last_touch = (x, y)
+            v = self._hit(x, y, lambda v: v.long_clickable and v.on_long_click is not None)
+            if v is not None:
+                self._guarded(v.on_long_click)  # type: ignore[arg-type]
+                self.invalidate()
+
+    def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
+        with self.lock:
+            if abs(x2 - x1) < TAP_SLOP and abs(y2 - y1) < TAP_SLOP:
+                if duration_ms >= LONG_PRESS_MS:
+                    self.long_press(x1, y1)
+                else:
+                    self.tap(x1, y1)
+                return
+            act = self.current
+            from .apps import systemui
+
+            if systemui.swipe(self, x1, y1, x2, y2):
+                self.invalidate()
+                return
+            v = self._hit(x1, y1, lambda v: v.scrollable)
+            if v is not None and v.scroll_key:
+                scroll = act.state.setdefault("scroll", {})
+                scroll[v.scroll_key] = max(0, scroll.get(v.scroll_key, 0) + int(y1 - y2))
+            else:
+                handler = act.state.get("on_swipe")
+                if handler:
+                    self._guarded(handler, x1, y1, x2, y2)
+            self.invalidate()
+
+    def text(self, s: str) -> None:
+        with self.lock:
+            act = self.current
+            key = act.state.get("focus")
+            if key is None:
+                return
+            fields = act.state.setdefault("fields", {})
+            fields[key] = fields.get(key, "") + s
+            self.invalidate()
+
+    def keyevent(self, code: int | str) -> None:
+        with self.lock:
+            if isinstance(code, str):
+                name = code.upper().removeprefix("KEYCODE_")
+                code = int(name) if name.isdigit() else KEYCODES.get(name, -1)
+                if code == -1:
+                    raise ValueError(f"unknown keycode {name!r}; e.g. {', '.join(list(KEYCODES)[:8])}")
+            act = self.current
+            key = act.state.get("focus")
+            fields = act.state.setdefault("fields", {})
+            if code == 3:
+                self.home()
+            elif code in (4, 111):
+                self.back()
+            elif code == 66 and key is not None:
+                handler = self.ui_tree() and self.enter_handlers.get(key)
+                if handler:
+                    self._guarded(handler)
+            elif code == 67 and key is not None:
+                fields[key] = fields.get(key, "")[:-1]
+            elif code == 62 and key is not None:
+                fields[key] = fields.get(key, "") + " "
+            elif code == 187:
+                self.home()
+            self.invalidate()
+
+    # -- shell ---------------------------------------------------------------------------------------------
+    def shell(self, cmd: str, stdin=b"", merged: bool = False) -> tuple[bytes, bytes, int]:
+        """Run a shell command line as adbd would: (stdout, stderr, exit code). Never raises.
+
+        merged=True returns (stdout and stderr interleaved as written, b"", code), as a v1 pty shows them.
+        """
+        from . import commands, filecmds, providers, textcmds  # noqa: F401  (register the commands)
+
+        with self.lock:
+            try:
+                sh = Shell(self)  # one per command line: a waiting command releases the lock to others
+                out, err, code = sh.run(cmd, stdin)
+                return (bytes(sh.merged), b"", code) if merged else (out, err, code)
+            except Exception as e:  # the shell guards commands; this guards the shell itself
+                return b"", f"/system/bin/sh: internal error: {type(e).__name__}: {e}\n".encode(), 1
