@@ -71,6 +71,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_phone(args: argparse.Namespace) -> int:
+    from crab_gym.envs.android.sim import serve
+
+    serve(args.port, seed=args.seed, width=args.width, height=args.height, host=args.host)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="crab-gym", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -88,6 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", default="", help="directory for records.jsonl, metrics.json, report.html")
     e.set_defaults(func=_cmd_eval)
+    ph = sub.add_parser("phone", help="the simulated phone")
+    ph.add_argument("action", choices=["serve"], help="serve it as an adb device (adb connect HOST:PORT)")
+    ph.add_argument("--port", type=int, default=5555)
+    ph.add_argument("--host", default="127.0.0.1")
+    ph.add_argument("--seed", type=int, default=0)
+    ph.add_argument("--width", type=int, default=1080)
+    ph.add_argument("--height", type=int, default=2400)
+    ph.set_defaults(func=_cmd_phone)
     args = p.parse_args(argv)
     return int(args.func(args))
 
