@@ -1,16 +1,28 @@
-"""`crab-gym`: list and show tasks, evaluate agents."""
+"""`crab-gym`: list, show and generate tasks, evaluate agents, serve the simulated phone."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
-    from crab_gym.tasks import load_tasks
+    from crab_gym.tasks import generate_tasks, load_tasks
 
+    if args.action == "generate":
+        tasks = generate_tasks(
+            seed=args.seed, n=args.n, platforms=args.platforms.split(",") if args.platforms else None
+        )
+        text = json.dumps([t.to_json() for t in tasks], indent=1, ensure_ascii=False)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+            print(f"{len(tasks)} tasks written to {args.out}")
+        else:
+            print(text)
+        return 0
     tasks = load_tasks(args.set)
     if args.action == "list":
         for t in tasks:
@@ -79,12 +91,17 @@ def _cmd_phone(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `crab-gym tasks list | head` ends quietly
     p = argparse.ArgumentParser(prog="crab-gym", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("tasks", help="list or show tasks")
-    t.add_argument("action", choices=["list", "show"])
+    t.add_argument("action", choices=["list", "show", "generate"])
     t.add_argument("ids", nargs="*")
     t.add_argument("--set", default="v0", help="task set name or JSON file")
+    t.add_argument("--seed", type=int, default=0, help="generate: the seed (same seed, same tasks)")
+    t.add_argument("--n", type=int, default=100, help="generate: how many tasks")
+    t.add_argument("--platforms", default="", help="generate: comma-separated devices, e.g. ubuntu")
+    t.add_argument("--out", default="", help="generate: write the JSON here instead of printing it")
     t.set_defaults(func=_cmd_tasks)
     e = sub.add_parser("eval", help="run an agent over tasks and print the metrics table")
     e.add_argument("--agent", default="oracle", help="oracle | random")

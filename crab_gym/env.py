@@ -153,6 +153,8 @@ class CrabEnv(gym.Env):
             extra["timings"] = {"execute": t1 - t0, "settle": time.perf_counter() - t1}
         if reason != "env_error":
             t2 = time.perf_counter()
+            for other in self.subenvs.values():
+                other.invalidate_state()  # time passed for every device, not only the one acted on
             try:
                 self.graph.update(self._states)
             except (DeviceError, OSError) as e:

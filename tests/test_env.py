@@ -226,3 +226,13 @@ def test_dead_device_is_an_error_the_next_reset_recovers(note_task):
         assert env.unwrapped.subenvs["ubuntu"].state().active_process() == "xfce4-terminal"
     finally:
         env.close()
+
+
+def test_every_step_sees_fresh_state_of_every_device(env):
+    """A change an app makes in the background is seen on the next step, whichever device acted."""
+    env.reset(seed=5)
+    u = env.unwrapped
+    u.subenvs["ubuntu"].state().read_text("~/Documents/note.txt")  # cache a view without the file
+    u.subenvs["ubuntu"].write_file("~/Documents/note.txt", "crab <gym> ü\n")  # as if an app saved it late
+    _, reward, terminated, _, info = env.step(u.wait_action())
+    assert info["success"] and terminated and reward == pytest.approx(1.0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import gymnasium as gym
@@ -10,14 +11,18 @@ import gymnasium as gym
 class OracleAgent:
     """Plays the task's scripted solution, then waits briefly and declares completion.
 
-    It proves a task solvable through the same action tuples any policy sends.
+    It proves a task solvable through the same action tuples any policy sends. Like any agent it takes
+    ``pause`` seconds to "think" before each action: some apps arm timers after a keystroke (a file
+    chooser's completion, an autosave) that no screen or CPU signal announces, and an LLM agent's think
+    time covers them the same way.
     """
 
     name = "oracle"
 
-    def __init__(self, env: gym.Env, max_waits: int = 2) -> None:
+    def __init__(self, env: gym.Env, max_waits: int = 2, pause: float = 0.25) -> None:
         self.env = env.unwrapped
         self.max_waits = max_waits
+        self.pause = pause
         self._plan: list[tuple] = []
         self._waits = 0
 
@@ -30,6 +35,8 @@ class OracleAgent:
     def act(self, obs: Any, info: dict[str, Any]) -> tuple:
         if info.get("steps", 0) == 0:
             self.reset()
+        elif self.pause:
+            time.sleep(self.pause)
         if self._plan:
             return self._plan.pop()
         if self._waits < self.max_waits:

@@ -32,7 +32,7 @@ Sampler = Callable[[random.Random], object]
 
 
 def _word(r: random.Random) -> str:
-    return r.choice(NOUNS)
+    return r.choice(NOUNS).capitalize()
 
 
 def _filename(r: random.Random, ext: str = "txt") -> str:
@@ -48,6 +48,7 @@ SAMPLERS: dict[str, Sampler] = {
     "text": _text,
     "name": lambda r: r.choice(NAMES),
     "number": lambda r: r.randint(2, 999),
+    "font_size": lambda r: r.randint(8, 16),
     "filename": _filename,
     "foldername": lambda r: f"{r.choice(NOUNS)}_{r.randint(10, 99)}",
     "folder": lambda r: f"{r.choice(BASES)}/{r.choice(NOUNS)}_{r.randint(10, 99)}",
@@ -109,11 +110,23 @@ def generate_tasks(seed: int = 0, n: int = 100, platforms: Sequence[str] | None 
 def instances_per_template(
     seed: int, per_template: int, platforms: Sequence[str] | None = None
 ) -> list[Task]:
-    """``per_template`` tasks of every template (how the fixed v0 set is built), ids ``<template>-<k>``."""
-    rng = random.Random(seed)
+    """``per_template`` tasks of every template (how the fixed v0 set is built), ids ``<template>-<k>``.
+
+    Each template draws from its own stream (seeded by ``seed`` and its id), so adding a template leaves
+    the other templates' tasks unchanged.
+    """
     tasks = []
     for template in templates_for(platforms):
+        rng = random.Random(f"{seed}:{template.id}")
         for k in range(per_template):
             sub = template.instantiate(**sample_attributes(template, rng))
             tasks.append(Task(f"{template.id}-{k}", sub.instruction, [sub]))
     return tasks
+
+
+V0_SEED = 2026
+
+
+def build_v0(platforms: Sequence[str] | None = ("ubuntu",)) -> list[Task]:
+    """The fixed benchmark v0, as stored in crab_gym/tasks/data/v0.json (rebuilt only on purpose)."""
+    return instances_per_template(V0_SEED, per_template=3, platforms=platforms)

@@ -114,10 +114,14 @@ class DesktopEnv(SubEnv):
         with _device_errors("screenshot"):
             return self.x.grab()
 
-    def settle(self, quiet: float = 0.02, timeout: float = 2.0) -> None:
-        """Wait until the screen shows no damage for ``quiet`` seconds (bounded by ``timeout``)."""
+    def settle(self, quiet: float = 0.02, timeout: float = 3.0) -> None:
+        """Return once, for ``quiet`` seconds, nothing was drawn and no session process used CPU.
+
+        Drawing alone is not enough: an app builds a dialog (CPU, no pixels) for 0.1-0.3 s after a key.
+        Bounded by ``timeout``.
+        """
         with _device_errors("settle"):
-            self.x.settle(quiet=quiet, timeout=timeout)
+            self.x.settle(quiet=quiet, timeout=timeout, busy=self._session().cpu_probe())
 
     def state(self) -> DesktopState:
         if self._state is None:
@@ -157,13 +161,13 @@ class DesktopEnv(SubEnv):
         if not self._wait(lambda: self._rofi_ready(), 5.0):
             return False
         self.x.type_text(name)
-        self.x.settle(quiet=0.05, timeout=1.0)
+        self.settle(quiet=0.05, timeout=1.0)
         self.x.key_combo(["enter"])
         if not self._wait(lambda: not self._rofi_running(), 1.0):
             self._close_launcher()  # nothing matched
             return False
         opened = self._wait(lambda: self._new_active_window(before), timeout)
-        self.x.settle(quiet=0.2, timeout=5.0)
+        self.settle(quiet=0.2, timeout=10.0)
         del s
         return opened
 
@@ -176,7 +180,7 @@ class DesktopEnv(SubEnv):
         s.spawn([*APPS[app], *args])
         if not self._wait(lambda: self._new_active_window(before), timeout):
             raise DeviceError(f"{app} opened no window within {timeout:.0f} s")
-        self.x.settle(quiet=0.2, timeout=5.0)
+        self.settle(quiet=0.2, timeout=10.0)
 
     def write_file(self, path: str, content: str | bytes) -> None:
         """Task setup: create a file in the session (owned by the session user)."""
@@ -199,12 +203,12 @@ class DesktopEnv(SubEnv):
                 if p.name == "rofi":
                     os.kill(p.pid, signal.SIGTERM)
             self._wait(lambda: not self._rofi_running(), 1.0)
-        self.x.settle(quiet=0.05, timeout=1.0)
+        self.settle(quiet=0.05, timeout=1.0)
 
     def _rofi_ready(self) -> bool:
         if not self._rofi_running():
             return False
-        self.x.settle(quiet=0.05, timeout=1.0)
+        self.settle(quiet=0.05, timeout=1.0)
         return True
 
     def _new_active_window(self, before: set[int]) -> bool:

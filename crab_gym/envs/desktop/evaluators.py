@@ -115,3 +115,13 @@ def clipboard_contains(state: DesktopState, text: str) -> bool:
 def gsetting_equals(state: DesktopState, schema: str, key: str, value: str) -> bool:
     """the desktop setting {schema} {key} is {value}"""
     return state.gsetting(schema, key) == value
+
+
+@evaluator(env=ENV)
+def gsetting_number(state: DesktopState, schema: str, key: str, value: float) -> bool:
+    """the desktop setting {schema} {key} is {value}"""
+    raw = state.gsetting(schema, key).split()[-1]  # "1.25", or "uint32 5" for typed integers
+    try:
+        return abs(float(raw) - float(value)) < 1e-9
+    except ValueError:
+        return False

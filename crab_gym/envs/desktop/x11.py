@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import select
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import mss
@@ -74,6 +75,8 @@ _PUNCT_KEYSYMS = {
 }
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
+MULTI_CLICK_TIME = 0.45  # s; GTK's default double-click time is 0.4 s
+MULTI_CLICK_DISTANCE = 5  # px; GTK's default double-click distance
 SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
 
 
@@ -123,6 +126,7 @@ class X11Display:
         self._atoms: dict[str, int] = {}
         self._spare_keycodes = self._find_spare_keycodes()
         self._remapped: dict[int, int] = {}  # keysym -> spare keycode
+        self._last_press: tuple[float, int, int] | None = None
         self._damage = None
         if self._d.has_extension("DAMAGE"):
             self._d.damage_query_version()
@@ -137,24 +141,37 @@ class X11Display:
         img = Image.frombuffer("RGB", shot.size, shot.raw, "raw", "BGRX", 0, 1)  # no bytes copy
         return np.asarray(img)
 
-    def settle(self, quiet: float = 0.03, timeout: float = 2.0) -> bool:
-        """Wait until no screen damage for ``quiet`` seconds (bounded by ``timeout``); True if settled."""
+    def settle(
+        self,
+        quiet: float = 0.03,
+        timeout: float = 2.0,
+        busy: Callable[[], bool] | None = None,
+        poll: float = 0.01,
+    ) -> bool:
+        """Wait until ``quiet`` seconds pass with no screen damage and, if given, ``busy()`` false.
+
+        ``busy`` is asked every ``poll`` seconds (e.g. "did the session's processes use CPU since the last
+        call?"), so an app that computes before it draws (a dialog being built) is waited for too.
+        Bounded by ``timeout``; True if the screen settled.
+        """
         self._d.sync()
-        if self._damage is None:
-            time.sleep(quiet)
-            return True
         start = last = time.monotonic()
+        next_poll = start + poll
         fd = self._d.fileno()
         while True:
             now = time.monotonic()
+            if self._damage is not None and self._drain_damage():
+                last = now
+            if busy is not None and now >= next_poll:
+                next_poll = now + poll
+                if busy():
+                    last = now
             if now - last >= quiet:
                 return True
             if now - start >= timeout:
                 return False
-            if self._drain_damage():
-                last = time.monotonic()
-                continue
-            select.select([fd], [], [], min(quiet - (now - last), timeout - (now - start), 0.05))
+            wait = min(quiet - (now - last), timeout - (now - start), max(next_poll - now, 0.001))
+            select.select([fd], [], [], max(wait, 0.0))
 
     def _drain_damage(self) -> bool:
         seen = False
@@ -181,11 +198,23 @@ class X11Display:
         self._d.sync()
 
     def click(self, x: int, y: int, button: int = 1, count: int = 1) -> None:
+        """``count`` presses at (x, y), as one gesture that toolkits never merge with an earlier click.
+
+        Toolkits count presses less than the double-click time apart as one multi-click: a click on the
+        same spot right after another would become a double-click, and a double-click right after a click
+        elsewhere would not be seen as one. So such a click waits until that time has passed.
+        """
+        if self._last_press is not None:
+            at, lx, ly = self._last_press
+            near = abs(lx - x) <= MULTI_CLICK_DISTANCE and abs(ly - y) <= MULTI_CLICK_DISTANCE
+            if count > 1 or near:
+                time.sleep(max(0.0, at + MULTI_CLICK_TIME - time.monotonic()))
         self.move(x, y)
         for _ in range(count):
             xtest.fake_input(self._d, X.ButtonPress, button)
             xtest.fake_input(self._d, X.ButtonRelease, button)
         self._d.sync()
+        self._last_press = (time.monotonic(), x, y)
 
     def drag(self, start: tuple[int, int], end: tuple[int, int], steps: int = 10) -> None:
         self.move(*start)

@@ -1,0 +1,192 @@
+"""Desktop sub-task templates: static lint, and on a real session: unsolved after setup, solved by the script.
+
+The live tests share one module-scoped DesktopEnv. Between solution steps the harness waits for the screen to
+settle; ``STEP_QUIET`` / ``LAUNCH_QUIET`` are the waits the scripted solutions need (the env should adopt them
+for its scripted agent), and the final check polls for up to ``FINAL_TIMEOUT`` seconds, as an agent's later
+steps would, because saving a document is asynchronous.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import string
+import time
+
+import pytest
+
+from crab_gym.core.evaluators import check_from_json
+from crab_gym.core.tasks import Task, get_template
+from crab_gym.envs.base import DeviceError
+from crab_gym.tasks.templates.desktop import DESKTOP_TEMPLATES
+
+# Fixed attributes per template (with characters that need care: spaces, quotes, non-ASCII, '<').
+ATTRS: dict[str, dict] = {
+    "terminal_create_folder": {"folder": "~/Documents/reports/2024 Q3"},
+    "terminal_count_lines": {
+        "source": "~/Documents/guests.txt",
+        "count": 7,
+        "target": "~/Documents/count.txt",
+    },
+    "files_rename": {"folder": "~/Documents", "old_name": "draft.txt", "new_name": "final version.txt"},
+    "files_move": {"folder": "~/Documents", "filename": "budget.csv", "subfolder": "archive"},
+    "text_editor_write_file": {
+        "path": "~/Documents/todo.txt",
+        "first_line": "Call the plumber <today>",
+        "second_line": "Pay the café bill",
+    },
+    "text_editor_append_line": {"path": "~/Documents/shopping.txt", "line": "apples & pears"},
+    "text_editor_copy_text": {"path": "~/Desktop/quote.txt", "text": "Stay hungry, stay foolish."},
+    "vim_write_file": {"path": "~/Documents/motd.txt", "text": "Welcome to the lab, it's open 9-5."},
+    "writer_create_document": {
+        "path": "~/Documents/report.odt",
+        "title": "Quarterly Report",
+        "body": "Sales grew by 12 percent in the third quarter.",
+    },
+    "calc_sum_column": {
+        "path": "~/Documents/expenses.ods",
+        "header": "Expenses",
+        "a": 120,
+        "b": 45,
+        "c": 310,
+    },
+    "impress_create_slides": {
+        "path": "~/Documents/pitch.odp",
+        "first_title": "Project Falcon",
+        "second_title": "Next Steps",
+    },
+    "settings_color_scheme": {"color_scheme": "dark"},
+    "settings_text_scaling": {"factor": 1.25},
+    "settings_font": {"font": "DejaVu Sans", "size": 12},
+}
+
+IDS = [t.id for t in DESKTOP_TEMPLATES]
+# Seconds without screen change after each step (dialogs open ~0.1-0.2 s after their key), and after
+# search_application (LibreOffice drops keys typed during its first second); overridable to probe the margins.
+STEP_QUIET = float(os.environ.get("CRAB_TEST_STEP_QUIET", "0.25"))
+LAUNCH_QUIET = float(os.environ.get("CRAB_TEST_LAUNCH_QUIET", "1.0"))
+FINAL_TIMEOUT = 10.0
+TIMES: dict[str, float] = {}
+
+
+def make_task(template_id: str) -> Task:
+    sub = get_template(template_id).instantiate(**ATTRS[template_id])
+    return Task(f"test-{template_id}", sub.instruction, [sub])
+
+
+# ---- static checks (no desktop needed) ----------------------------------------------------------
+
+
+def test_every_desktop_template_has_test_attributes() -> None:
+    assert set(IDS) == set(ATTRS)
+    assert len(IDS) >= 10
+
+
+@pytest.mark.parametrize("template_id", IDS)
+def test_template_is_well_formed(template_id: str) -> None:
+    from crab_gym.envs.desktop.actions import ACTIONS
+
+    template = get_template(template_id)
+    assert template.platforms == ("ubuntu",)
+    assert all(isinstance(v, str) and v for v in template.attributes.values())
+    task = make_task(template_id)
+    text = task.subtasks[0].instruction
+    assert not [f for _, f, _, _ in string.Formatter().parse(text) if f], text
+    graph = task.graph()
+    assert 1 <= graph.number_of_nodes() <= 4
+    for _, data in graph.nodes(data=True):
+        check = data["check"]
+        assert check.envs == {"ubuntu"}
+        assert check_from_json(json.loads(json.dumps(check.to_json()))) == check
+    specs = {a.name: a for a in ACTIONS}
+    steps = task.solution()
+    assert steps
+    for step in steps:
+        assert step.env == "ubuntu" and step.action in specs, step
+        specs[step.action].validate(step.params)
+    if template.output_type is not None:
+        assert task.subtasks[0].output() is not None
+
+
+# ---- live tests on a real desktop ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def desktop():
+    from crab_gym.envs.desktop import DesktopEnv
+
+    missing = [
+        p
+        for p in ("Xvfb", "openbox", "rofi", "xfce4-terminal", "mousepad", "thunar", "soffice")
+        if not shutil.which(p)
+    ]
+    if missing:
+        pytest.skip(f"the desktop session needs {missing} (see README set-up)")
+    env = DesktopEnv()
+    try:
+        env.reset()
+    except DeviceError:  # another run grabbed the same display number at the same moment: try once more
+        env.close()
+        env = DesktopEnv()
+        env.reset()
+    yield env
+    env.close()
+    if TIMES:
+        print("\nscripted solution, reset to success (s):")
+        for tid, t in TIMES.items():
+            print(f"  {tid:28s} {t:6.2f}")
+
+
+def _prepare(env, task: Task):
+    env.reset()
+    task.setup({"ubuntu": env})
+    env.settle(quiet=STEP_QUIET, timeout=5)
+    env.invalidate_state()
+    graph = task.evaluator()
+    graph.update({"ubuntu": env.state()})
+    return graph
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("template_id", IDS)
+def test_scripted_solution_solves_template(desktop, template_id: str, tmp_path) -> None:
+    env = desktop
+    task = make_task(template_id)
+    t0 = time.monotonic()
+    graph = _prepare(env, task)
+    assert graph.completion_ratio == 0.0, graph.node_states()
+    for step in task.solution():
+        result = env.execute(env.action(step.action), dict(step.params))
+        if step.action == "search_application":
+            assert result.info.get("opened_window"), f"{step.params['name']!r} opened no window"
+        env.settle(quiet=LAUNCH_QUIET if step.action == "search_application" else STEP_QUIET, timeout=5)
+        env.invalidate_state()
+        graph.update({"ubuntu": env.state()})
+    deadline = time.monotonic() + FINAL_TIMEOUT
+    while not graph.success and time.monotonic() < deadline:
+        time.sleep(0.1)
+        env.invalidate_state()
+        graph.update({"ubuntu": env.state()})
+    TIMES[template_id] = time.monotonic() - t0
+    if not graph.success:
+        from PIL import Image
+
+        shot = tmp_path / f"{template_id}.png"
+        Image.fromarray(env.screenshot()).save(shot)
+        pytest.fail(f"not solved (screen: {shot}): {graph.node_states()}")
+    assert graph.completion_ratio == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("template_id", IDS)
+def test_do_nothing_does_not_pass(desktop, template_id: str) -> None:
+    env = desktop
+    task = make_task(template_id)
+    graph = _prepare(env, task)
+    for _ in range(3):
+        time.sleep(0.1)
+        env.invalidate_state()
+        graph.update({"ubuntu": env.state()})
+    assert graph.completion_ratio == 0.0, graph.node_states()
+    assert not graph.success
