@@ -17,3 +17,18 @@ register(
     nondeterministic=True,
     kwargs={"devices": ("ubuntu", "root")},
 )
+
+# The simulated phone is deterministic, but the same ids drive a real phone or emulator over adb (its own
+# schedule of animations and saves) and, in Crab-v0, the desktop: so these are nondeterministic too.
+register(
+    id="Crab-Android-v0",
+    entry_point="crab_gym.env:CrabEnv",
+    nondeterministic=True,
+    kwargs={"devices": ("android", "root")},
+)
+register(
+    id="Crab-v0",
+    entry_point="crab_gym.env:CrabEnv",
+    nondeterministic=True,
+    kwargs={"devices": ("ubuntu", "android", "root")},
+)

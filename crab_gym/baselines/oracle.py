@@ -3,42 +3,47 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
+
+DEFAULT_PAUSE = {"ubuntu": 0.25}
 
 
 class OracleAgent:
     """Plays the task's scripted solution, then waits briefly and declares completion.
 
     It proves a task solvable through the same action tuples any policy sends. Like any agent it takes
-    ``pause`` seconds to "think" before each action: some apps arm timers after a keystroke (a file
-    chooser's completion, an autosave) that no screen or CPU signal announces, and an LLM agent's think
-    time covers them the same way.
+    time to "think" before an action: ``pause`` seconds per device. Desktop apps arm timers after a
+    keystroke (a file chooser's completion, an autosave) that no screen or CPU signal announces, and an
+    LLM agent's think time covers them the same way; the simulated phone reacts synchronously.
     """
 
     name = "oracle"
 
-    def __init__(self, env: gym.Env, max_waits: int = 2, pause: float = 0.25) -> None:
+    def __init__(self, env: gym.Env, max_waits: int = 2, pause: Mapping[str, float] | None = None) -> None:
         self.env = env.unwrapped
         self.max_waits = max_waits
-        self.pause = pause
-        self._plan: list[tuple] = []
+        self.pause = dict(DEFAULT_PAUSE if pause is None else pause)
+        self._plan: list[tuple[str, tuple]] = []
         self._waits = 0
 
     def reset(self) -> None:
         task = self.env.task  # type: ignore[attr-defined]
-        self._plan = [self.env.encode_action(s.env, s.action, dict(s.params)) for s in task.solution()]  # type: ignore[attr-defined]
+        encode = self.env.encode_action  # type: ignore[attr-defined]
+        self._plan = [(s.env, encode(s.env, s.action, dict(s.params))) for s in task.solution()]
         self._plan.reverse()
         self._waits = 0
 
     def act(self, obs: Any, info: dict[str, Any]) -> tuple:
         if info.get("steps", 0) == 0:
             self.reset()
-        elif self.pause:
-            time.sleep(self.pause)
         if self._plan:
-            return self._plan.pop()
+            device, action = self._plan.pop()
+            if info.get("steps", 0) and self.pause.get(device):
+                time.sleep(self.pause[device])
+            return action
         if self._waits < self.max_waits:
             self._waits += 1
             return self.env.wait_action()  # type: ignore[attr-defined]

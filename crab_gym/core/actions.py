@@ -27,6 +27,7 @@ __all__ = [
     "InvalidAction",
     "ParamSpec",
     "Point",
+    "TypedText",
     "action",
 ]
 
@@ -46,6 +47,9 @@ Direction = Literal["up", "down", "left", "right"]
 
 Distance = Literal["short", "medium", "long"]
 """How far a scroll or swipe goes."""
+
+TypedText = Annotated[str, Field(min_length=1, max_length=1024)]
+"""Text typed at the current focus (one parameter type on every device, so one action space entry)."""
 
 
 class _Required:

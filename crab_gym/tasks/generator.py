@@ -49,6 +49,11 @@ SAMPLERS: dict[str, Sampler] = {
     "name": lambda r: r.choice(NAMES),
     "number": lambda r: r.randint(2, 999),
     "font_size": lambda r: r.randint(8, 16),
+    "phone_number": lambda r: f"555-{r.randint(100, 999)}-{r.randint(1000, 9999)}",
+    "date": lambda r: f"2024-{r.randint(4, 12):02d}-{r.randint(1, 28):02d}",
+    "clock_time": lambda r: f"{r.randint(8, 19):02d}:{r.choice((0, 15, 30, 45)):02d}",
+    "hour": lambda r: r.randint(9, 22),  # the phone's seeded alarms are earlier
+    "minute": lambda r: r.choice(range(0, 60, 5)),
     "filename": _filename,
     "foldername": lambda r: f"{r.choice(NOUNS)}_{r.randint(10, 99)}",
     "folder": lambda r: f"{r.choice(BASES)}/{r.choice(NOUNS)}_{r.randint(10, 99)}",
@@ -127,6 +132,6 @@ def instances_per_template(
 V0_SEED = 2026
 
 
-def build_v0(platforms: Sequence[str] | None = ("ubuntu",)) -> list[Task]:
+def build_v0(platforms: Sequence[str] | None = None) -> list[Task]:
     """The fixed benchmark v0, as stored in crab_gym/tasks/data/v0.json (rebuilt only on purpose)."""
     return instances_per_template(V0_SEED, per_template=3, platforms=platforms)

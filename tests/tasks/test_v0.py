@@ -13,12 +13,13 @@ from crab_gym.baselines import OracleAgent
 from crab_gym.tasks import load_tasks
 
 V0_DESKTOP = [t.id for t in load_tasks("v0") if set(t.platforms) <= {"ubuntu", "root"}]
+V0_ANDROID = [t.id for t in load_tasks("v0") if set(t.platforms) <= {"android", "root"}]
 
 
 def test_v0_is_well_formed():
     tasks = load_tasks("v0")
     ids = [t.id for t in tasks]
-    assert len(ids) == len(set(ids)) and len(V0_DESKTOP) >= 40
+    assert len(ids) == len(set(ids)) and len(V0_DESKTOP) >= 40 and len(V0_ANDROID) >= 24
     for t in tasks:
         assert "{" not in t.description and t.description.strip(), t.id
         assert 1 <= t.node_count <= 11, t.id
@@ -32,8 +33,24 @@ def env():
     e.close()
 
 
+@pytest.fixture(scope="module")
+def phone_env():
+    e = gym.make("Crab-Android-v0", tasks="v0", max_steps=40)
+    yield e
+    e.close()
+
+
 @pytest.mark.parametrize("task_id", V0_DESKTOP)
-def test_oracle_solves_v0_task(env, task_id):
+def test_oracle_solves_v0_desktop_task(env, task_id):
+    solve(env, task_id)
+
+
+@pytest.mark.parametrize("task_id", V0_ANDROID)
+def test_oracle_solves_v0_android_task(phone_env, task_id):
+    solve(phone_env, task_id)
+
+
+def solve(env, task_id):
     agent = OracleAgent(env)
     obs, info = env.reset(seed=0, options={"task": task_id})
     assert info["completion_ratio"] == 0.0, f"already satisfied at reset: {info['nodes']}"

@@ -165,6 +165,10 @@ def _dumpsys(ctx: Ctx, args: list[str]) -> int:
         ctx.print(
             f"  mDisplayInfo: app {p.width} x {p.height} real {p.width} x {p.height} density {p.density}"
         )
+    elif what == "input":
+        ctx.print("INPUT MANAGER (dumpsys input)")
+        ctx.print("  Viewport INTERNAL: displayId=0, orientation=0")
+        ctx.print("    SurfaceOrientation: 0")
     elif what == "activity":
         sub = args[1] if len(args) > 1 else "activities"
         if sub == "top":
@@ -371,6 +375,18 @@ def _svc(ctx: Ctx, args: list[str]) -> int:
         return 0
     ctx.eprint("usage: svc [wifi|bluetooth|data] [enable|disable]")
     return 1
+
+
+@command("crab-reset")
+def _crab_reset(ctx: Ctx, args: list[str]) -> int:
+    """Our phone's vendor command: back to the pristine state of a seed (a named operation, no code)."""
+    try:
+        seed = int(args[0]) if args else None
+    except ValueError:
+        ctx.eprint(f"crab-reset: seed must be an integer, got {args[0]!r}")
+        return 2
+    ctx.phone.reset(seed)
+    return 0
 
 
 @command("id")

@@ -269,7 +269,8 @@ def _content(ctx: Ctx, args: list[str]) -> int:
         raise ShellError(
             f"Error while accessing provider:{uri}\nandroid.database.sqlite.SQLiteException: {e}"
         ) from e
-    ctx.phone.invalidate()
+    if args[0] != "query":  # a read changes nothing on screen: keep the rendered frame
+        ctx.phone.invalidate()
     return 0
 
 
@@ -312,8 +313,9 @@ def _sqlite3(ctx: Ctx, args: list[str]) -> int:
             ctx.eprint(f"Error: {e}")
             return 1
         finally:
+            if conn.total_changes > 0:  # only a write can change what the apps show
+                ctx.phone.invalidate()
             conn.close()
-    ctx.phone.invalidate()
     return 0
 
 

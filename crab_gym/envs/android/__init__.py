@@ -1,0 +1,194 @@
+"""The Android sub-env ("android"): a phone reached in-process (the simulated phone) or through adb.
+
+Backends (``AndroidEnv(backend=...)``):
+
+- ``"sim"``: our simulated phone driven in-process, no adb server (the RL speed path).
+- ``"adb:<serial>"``: any adb device — a USB phone, ``emulator-5554``, or ``127.0.0.1:PORT`` (adb connect).
+  The adb server is the one on ANDROID_ADB_SERVER_PORT (default 5037), started if none answers.
+- ``"adb-sim"``: our simulated phone served as an adb device from this process on a free port and driven
+  through adb exactly like a real one (how the tests prove the adb path gives the same results).
+- ``"androidenv"``: our simulated phone driven through a DeepMind AndroidEnv (its touch/lift actions, its
+  pixels, its adb calls); needs ``pip install android-env``. See :mod:`crab_gym.envs.android.androidenv`.
+
+Actions and checks go through the backend's primitive interface (:mod:`crab_gym.envs.android.device`), and
+every state read is an adb shell command (:mod:`crab_gym.envs.android.state`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from crab_gym.core.actions import ActionSpec
+from crab_gym.envs.android.actions import ACTIONS
+from crab_gym.envs.android.device import Device, SimDevice, quote
+from crab_gym.envs.android.state import AndroidState
+from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement
+
+BACKENDS = ("sim", "adb:<serial>", "adb-sim", "androidenv")
+
+
+def make_device(
+    backend: str, size: tuple[int, int] = (1080, 2400), adb_server_port: int | None = None
+) -> Device:
+    """The device for a backend string (see the module docstring)."""
+    if backend == "sim":
+        return SimDevice(width=size[0], height=size[1])
+    if backend == "adb-sim":
+        from crab_gym.envs.android.adb import AdbDevice, start_sim_server
+
+        server = start_sim_server(*size)
+        try:
+            return AdbDevice(server.serial, server_port_=adb_server_port, served=server)
+        except BaseException:
+            server.stop()
+            server.phone.close()
+            raise
+    if backend == "androidenv":
+        from crab_gym.envs.android.androidenv import AndroidEnvDevice
+
+        return AndroidEnvDevice(*size)
+    if backend.startswith("adb:") and len(backend) > 4:
+        from crab_gym.envs.android.adb import AdbDevice
+
+        return AdbDevice(backend[4:], server_port_=adb_server_port)
+    raise ValueError(f"unknown android backend {backend!r}; available: {', '.join(BACKENDS)}")
+
+
+class AndroidEnv(SubEnv):
+    """An Android phone: Contacts, Messages, Phone, Calendar, Clock, Tasks, Keep Notes, Files, Settings,
+    Gmail and Camera."""
+
+    name = "android"
+    description = (
+        "An Android phone (portrait touch screen). The home screen has Calendar, Clock, Keep Notes and Gmail "
+        "icons, and a dock with Phone, Messages, Contacts, Settings and Camera; open_app_drawer lists every "
+        "app (also Files and Tasks). Tap a text field to focus it before write_text; lists scroll with "
+        "swipe; the '+' button at the bottom right of an app creates a new item; Save is at the top right. "
+        "press back to go back, home for the home screen."
+    )
+    actions = ACTIONS
+
+    def __init__(
+        self, backend: str = "sim", size: tuple[int, int] = (1080, 2400), adb_server_port: int | None = None
+    ) -> None:
+        self.backend = backend
+        self._requested_size = size
+        self._adb_server_port = adb_server_port
+        self._device: Device | None = None
+        self._state: AndroidState | None = None
+        if backend not in ("sim", "adb-sim", "androidenv") and not (
+            backend.startswith("adb:") and len(backend) > 4
+        ):
+            raise ValueError(f"unknown android backend {backend!r}; available: {', '.join(BACKENDS)}")
+        self._device = make_device(backend, size, adb_server_port)
+
+    # ---- the device ------------------------------------------------------------------------------
+    @property
+    def device(self) -> Device:
+        if self._device is None:
+            self._device = make_device(self.backend, self._requested_size, self._adb_server_port)
+        return self._device
+
+    @property
+    def screen_size(self) -> tuple[int, int]:
+        return self.device.size if self._device is not None else self._requested_size
+
+    def to_pixels(self, point: tuple[float, float]) -> tuple[int, int]:
+        w, h = self.screen_size
+        return min(int(point[0] * w), w - 1), min(int(point[1] * h), h - 1)
+
+    # ---- SubEnv ----------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> None:
+        self._state = None
+        self.device.reset(seed)
+
+    def execute(self, spec: ActionSpec, params: Mapping[str, Any]) -> ActionResult:
+        try:
+            return super().execute(spec, params)
+        finally:
+            self.device.invalidate()
+
+    def screenshot(self) -> np.ndarray:
+        return self.device.screenshot()
+
+    def settle(self, timeout: float = 2.0) -> None:
+        self.device.settle(timeout)
+
+    def state(self) -> AndroidState:
+        if self._state is None:
+            self._state = AndroidState(self.device)
+        return self._state
+
+    def invalidate_state(self) -> None:
+        self._state = None
+
+    def ui_elements(self) -> list[UIElement]:
+        w, h = self.screen_size
+        out = []
+        for n in self.state().ui_tree():
+            if not (n.clickable or n.long_clickable) or not n.enabled:
+                continue
+            x1, y1, x2, y2 = (
+                max(n.bounds[0], 0),
+                max(n.bounds[1], 0),
+                min(n.bounds[2], w),
+                min(n.bounds[3], h),
+            )
+            if x2 - x1 >= 2 and y2 - y1 >= 2:
+                role = n.cls.rsplit(".", 1)[-1]
+                label = n.text or n.content_desc or n.resource_id.rsplit("/", 1)[-1]
+                out.append(UIElement((x1, y1, x2, y2), role, label, source="uiautomator"))
+        return out
+
+    def close(self) -> None:
+        if self._device is not None:
+            self._device.close()
+            self._device = None
+        self._state = None
+
+    # ---- named setup operations (task setups use these, never raw shell strings) ------------------
+    def _shell_ok(self, cmd: str) -> str:
+        out, err, code = self.device.shell(cmd)
+        self.device.invalidate()
+        self._state = None
+        if code != 0:
+            raise DeviceError(f"android setup {cmd[:80]!r} failed ({code}): {err.decode(errors='replace')}")
+        return out.decode("utf-8", "replace")
+
+    def launch(self, package: str) -> None:
+        """Start an app's launcher activity (as tapping its icon does)."""
+        self._shell_ok(f"monkey -p {quote(package)} -c android.intent.category.LAUNCHER 1")
+
+    def home(self) -> None:
+        self.device.keyevent(3)
+        self.device.invalidate()
+
+    def write_file(self, path: str, content: str | bytes) -> None:
+        """Create a file on the phone (e.g. under /sdcard/Download)."""
+        self.device.push(path, content.encode() if isinstance(content, str) else content)
+        self.device.invalidate()
+        self._state = None
+
+    def add_task(self, title: str) -> None:
+        """Add an open to-do item to the Tasks app's database."""
+        from crab_gym.envs.android.evaluators import TASKS_DB
+
+        sql = "INSERT INTO tasks (title) VALUES ('" + title.replace("'", "''") + "')"
+        self._shell_ok(f"sqlite3 {quote(TASKS_DB)} {quote(sql)}")
+
+    def add_contact(self, name: str, number: str) -> None:
+        """Add a contact with one phone number through the contacts provider (our phone's simplified
+        insert; a real device needs a raw_contacts row then data rows)."""
+        self._shell_ok(
+            "content insert --uri content://com.android.contacts/raw_contacts "
+            f"--bind {quote('name:s:' + name)} --bind {quote('number:s:' + number)}"
+        )
+
+    def set_setting(self, namespace: str, key: str, value: str) -> None:
+        self._shell_ok(f"settings put {quote(namespace)} {quote(key)} {quote(value)}")
+
+
+__all__ = ["BACKENDS", "AndroidEnv", "make_device"]
