@@ -14,12 +14,15 @@ from crab_gym.tasks import load_tasks
 
 V0_DESKTOP = [t.id for t in load_tasks("v0") if set(t.platforms) <= {"ubuntu", "root"}]
 V0_ANDROID = [t.id for t in load_tasks("v0") if set(t.platforms) <= {"android", "root"}]
+V0_CROSS = [t.id for t in load_tasks("v0") if {"ubuntu", "android"} <= set(t.platforms)]
 
 
 def test_v0_is_well_formed():
     tasks = load_tasks("v0")
     ids = [t.id for t in tasks]
-    assert len(ids) == len(set(ids)) and len(V0_DESKTOP) >= 40 and len(V0_ANDROID) >= 24
+    assert (
+        len(ids) == len(set(ids)) and len(V0_DESKTOP) >= 40 and len(V0_ANDROID) >= 24 and len(V0_CROSS) >= 9
+    )
     for t in tasks:
         assert "{" not in t.description and t.description.strip(), t.id
         assert 1 <= t.node_count <= 11, t.id
@@ -38,6 +41,18 @@ def phone_env():
     e = gym.make("Crab-Android-v0", tasks="v0", max_steps=40)
     yield e
     e.close()
+
+
+@pytest.fixture(scope="module")
+def both_env():
+    e = gym.make("Crab-v0", tasks="v0", max_steps=40)
+    yield e
+    e.close()
+
+
+@pytest.mark.parametrize("task_id", V0_CROSS)
+def test_oracle_solves_v0_cross_device_task(both_env, task_id):
+    solve(both_env, task_id)
 
 
 @pytest.mark.parametrize("task_id", V0_DESKTOP)

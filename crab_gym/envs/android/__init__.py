@@ -187,6 +187,14 @@ class AndroidEnv(SubEnv):
             f"--bind {quote('name:s:' + name)} --bind {quote('number:s:' + number)}"
         )
 
+    def add_sms(self, address: str, body: str) -> None:
+        """A received text message from ``address`` (through the SMS provider; on a real phone only the
+        default SMS app may write it)."""
+        self._shell_ok(
+            "content insert --uri content://sms/inbox "
+            f"--bind {quote('address:s:' + address)} --bind {quote('body:s:' + body)}"
+        )
+
     def set_setting(self, namespace: str, key: str, value: str) -> None:
         self._shell_ok(f"settings put {quote(namespace)} {quote(key)} {quote(value)}")
 
