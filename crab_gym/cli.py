@@ -65,7 +65,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     ids = env.unwrapped.task_ids()
     if args.limit:
         ids = ids[: args.limit]
-    console = Console(stderr=True)
+    console = Console(stderr=True, width=120)
 
     def show(rec) -> None:
         mark = "[green]ok[/]" if rec.success else f"[red]{rec.termination_reason}[/]"
