@@ -36,16 +36,17 @@ def env():
     e.close()
 
 
-@pytest.fixture(scope="module")
-def phone_env():
-    e = gym.make("Crab-Android-v0", tasks="v0", max_steps=40)
+@pytest.fixture(scope="module", params=["sim", "adb-sim"])
+def phone_env(request):
+    """The phone in-process, and the same phone served as an adb device and driven through real adb."""
+    e = gym.make("Crab-Android-v0", tasks="v0", max_steps=40, backends={"android": request.param})
     yield e
     e.close()
 
 
-@pytest.fixture(scope="module")
-def both_env():
-    e = gym.make("Crab-v0", tasks="v0", max_steps=40)
+@pytest.fixture(scope="module", params=["sim", "adb-sim"])
+def both_env(request):
+    e = gym.make("Crab-v0", tasks="v0", max_steps=40, backends={"android": request.param})
     yield e
     e.close()
 
