@@ -119,6 +119,14 @@ class CrabEnv(gym.Env):
         return self._observe(), info
 
     def step(self, action: Any):
+        return self._step(action)
+
+    def reject(self, reason: str):
+        """Take a step with an action a wrapper found invalid (an unknown mark id, a malformed tool call):
+        no device is touched, and it counts toward ``max_invalid_actions`` like any invalid action."""
+        return self._step(InvalidAction(reason))
+
+    def _step(self, action: Any):
         if self._done or self.graph is None:
             raise RuntimeError("the episode is over: call reset() before step()")
         t0 = time.perf_counter()
@@ -128,6 +136,8 @@ class CrabEnv(gym.Env):
         ends = False
         reason = None
         try:
+            if isinstance(action, InvalidAction):
+                raise action
             sub, spec, params = self.codec.decode(action)
             result = sub.execute(spec, params)
         except InvalidAction as e:

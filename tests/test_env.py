@@ -236,3 +236,10 @@ def test_every_step_sees_fresh_state_of_every_device(env):
     u.subenvs["ubuntu"].write_file("~/Documents/note.txt", "crab <gym> ü\n")  # as if an app saved it late
     _, reward, terminated, _, info = env.step(u.wait_action())
     assert info["success"] and terminated and reward == pytest.approx(1.0)
+
+
+def test_reject_is_an_invalid_step(env):
+    env.reset(seed=6)
+    _, reward, terminated, truncated, info = env.unwrapped.reject("mark 99 does not exist; marks are 1..12")
+    assert info["invalid_action"] == "mark 99 does not exist; marks are 1..12"
+    assert reward == 0.0 and not terminated and info["invalid_actions"] == 1 and info["actions"] == 0
