@@ -11,7 +11,7 @@ DEBS=(
   xfce4-terminal mousepad thunar vim
   libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-gtk3
   python3 python3-venv python3-dev python3-gi python3-pyatspi gir1.2-atspi-2.0 gir1.2-gtk-3.0
-  fonts-dejavu-core xfonts-base sqlite3 procps psmisc adb
+  fonts-dejavu-core xfonts-base sqlite3 procps psmisc adb tesseract-ocr tesseract-ocr-eng
 )
 
 SUDO=""
@@ -33,5 +33,5 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import gi" 2>/dev/null; t
   /usr/bin/python3 -m venv --system-site-packages .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
-.venv/bin/python -m pip install -q -e ".[test,android,androidenv]" 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -m pip install -q -e ".[test,android,androidenv,marks]" 2>&1 | grep -v "^WARNING: Location" || true
 .venv/bin/python -c "import crab_gym, gymnasium, pyatspi" || { echo "setup: the venv is broken" >&2; exit 1; }

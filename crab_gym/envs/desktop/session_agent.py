@@ -27,6 +27,11 @@ INTERESTING_STATES = (
 )
 
 
+TEXT_ROLES = frozenset(
+    {"text", "entry", "paragraph", "terminal", "document text", "heading", "spin button", "password text"}
+)
+
+
 def _atspi_tree(max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
     """Flattened accessibility tree of every application; subtrees that manage descendants are skipped."""
     import pyatspi
@@ -51,19 +56,24 @@ def _atspi_tree(max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
                     s for s in INTERESTING_STATES if states.contains(getattr(pyatspi, f"STATE_{s.upper()}"))
                 ],
             }
-            try:
-                ext = acc.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
-                node["box"] = [ext.x, ext.y, ext.width, ext.height]
-            except NotImplementedError:
-                node["box"] = None
-            try:
-                text = acc.queryText()
-                node["text"] = text.getText(0, min(text.characterCount, MAX_TEXT))
-            except NotImplementedError:
-                pass
+            # Each query is a D-Bus round trip: hidden subtrees are not walked, and only text roles are read.
+            showing = role == "application" or states.contains(pyatspi.STATE_SHOWING)
+            node["box"] = None
+            if showing and role != "application":
+                try:
+                    ext = acc.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+                    node["box"] = [ext.x, ext.y, ext.width, ext.height]
+                except NotImplementedError:
+                    pass
+            if showing and role in TEXT_ROLES:
+                try:
+                    text = acc.queryText()
+                    node["text"] = text.getText(0, min(text.characterCount, MAX_TEXT))
+                except NotImplementedError:
+                    pass
             index = len(out)
             out.append(node)
-            if states.contains(pyatspi.STATE_MANAGES_DESCENDANTS) or depth > 40:
+            if not showing or states.contains(pyatspi.STATE_MANAGES_DESCENDANTS) or depth > 40:
                 return
             for i in range(min(acc.childCount, 500)):
                 visit(acc.getChildAtIndex(i), app, depth + 1, index)

@@ -1,0 +1,209 @@
+"""SetOfMarks: number every interactive element on every screen, so an agent says "tap 7", not coordinates.
+
+Elements come from the device's own tree (AT-SPI on the desktop, the uiautomator dump on the phone), OCR
+text boxes (an offline engine chosen by name; for what no tree exposes: a terminal, a canvas) and an
+interactive-region detector that needs no weights (icons without text). They are merged into numbered marks
+(:func:`crab_gym.wrappers.marks.merge`), drawn on the screen, and exposed as fixed-shape arrays in the
+observation and as text lines (``[7] button "Send"``) in ``info["marks"]``. In the action, every point
+parameter becomes an element id: ``point`` -> ``element``, ``start`` -> ``start_element``, ...
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from crab_gym.ocr import CachedOcr
+from crab_gym.wrappers.marks import Candidate, Mark, draw, mark_at, merge
+
+MAX_MARKS = 64
+
+
+def element_param(name: str) -> str:
+    """The element-id parameter that replaces a point parameter."""
+    return "element" if name == "point" else f"{name}_element"
+
+
+class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Numbered marks on every device screen; point parameters become element ids (1..max_marks)."""
+
+    def __init__(
+        self,
+        env: gym.Env,
+        ocr: str | None = None,
+        detector: bool = True,
+        tree: bool = True,
+        max_marks: int = MAX_MARKS,
+        draw_marks: bool = True,
+    ) -> None:
+        gym.utils.RecordConstructorArgs.__init__(
+            self, ocr=ocr, detector=detector, tree=tree, max_marks=max_marks, draw_marks=draw_marks
+        )
+        gym.Wrapper.__init__(self, env)
+        self.crab = env.unwrapped
+        self.ocr = CachedOcr(ocr) if ocr else None
+        self.detector = detector
+        self.tree = tree
+        self.max_marks = max_marks
+        self.draw_marks = draw_marks
+        codec = self.crab.codec  # type: ignore[attr-defined]
+        self.point_params = sorted(n for n, c in codec.codecs.items() if c.kind == "point")
+        device, action, params = env.action_space.spaces  # type: ignore[attr-defined]
+        new_params = {}
+        for name, space in params.spaces.items():
+            if name in self.point_params:
+                new_params[element_param(name)] = spaces.Discrete(max_marks, start=1)
+            else:
+                new_params[name] = space
+        self.action_space = spaces.Tuple((device, action, spaces.Dict(new_params)))
+        obs_spaces = dict(env.observation_space.spaces)  # type: ignore[attr-defined]
+        self.screens = [n for n in obs_spaces if n != "instruction"]
+        for name in self.screens:
+            h, w, _ = obs_spaces[name]["screen"].shape
+            obs_spaces[name] = spaces.Dict(
+                {
+                    "screen": obs_spaces[name]["screen"],
+                    "marks": spaces.Box(0, max(w, h), (max_marks, 4), np.int32),
+                    "mark_count": spaces.Box(0, max_marks, (), np.int32),
+                }
+            )
+        self.observation_space = spaces.Dict(obs_spaces)
+        self.marks: dict[str, list[Mark]] = {}
+        self.candidates: dict[str, list[Candidate]] = {}
+        self.timings: dict[str, dict[str, float]] = {}
+
+    # ---- marks ----------------------------------------------------------------------------------
+    def compute_marks(self, device: str, frame: np.ndarray) -> list[Mark]:
+        """Merged marks for one device's current frame (its tree, OCR and the region detector)."""
+        sub = self.crab.subenvs[device]  # type: ignore[attr-defined]
+        h, w = frame.shape[:2]
+        cands: list[Candidate] = []
+        t = {}
+        t0 = time.perf_counter()
+        if self.tree:
+            cands += [Candidate(e.box, e.role, e.name, e.source) for e in sub.ui_elements()]
+        t["tree"] = time.perf_counter() - t0
+        if self.ocr is not None:
+            t0 = time.perf_counter()
+            cands += [Candidate(b, "text", text, "ocr") for b, text in self.ocr(frame)]
+            t["ocr"] = time.perf_counter() - t0
+        if self.detector:
+            from crab_gym.wrappers.regions import detect_regions
+
+            t0 = time.perf_counter()
+            cands += [Candidate(b, "region", "", "detector") for b in detect_regions(frame)]
+            t["detector"] = time.perf_counter() - t0
+        self.timings[device] = t
+        self.candidates[device] = cands
+        return merge(cands, (w, h), max_marks=self.max_marks)
+
+    def _observe(self, obs: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
+        out = dict(obs)
+        described = {}
+        for name in self.screens:
+            frame = obs[name]["screen"]
+            marks = self.compute_marks(name, frame)
+            self.marks[name] = marks
+            boxes = np.zeros((self.max_marks, 4), np.int32)
+            for i, m in enumerate(marks):
+                boxes[i] = m.box
+            out[name] = {
+                "screen": draw(frame, marks) if self.draw_marks else frame,
+                "marks": boxes,
+                "mark_count": np.asarray(len(marks), np.int32),
+            }
+            described[name] = [m.describe() for m in marks]
+        info["marks"] = described
+        return out
+
+    # ---- gym API --------------------------------------------------------------------------------
+    def reset(self, **kwargs: Any):
+        obs, info = self.env.reset(**kwargs)
+        return self._observe(obs, info), info
+
+    def step(self, action: Any):
+        try:
+            inner = self.to_inner(action)
+        except ValueError as e:
+            obs, reward, terminated, truncated, info = self.crab.reject(str(e))  # type: ignore[attr-defined]
+        else:
+            obs, reward, terminated, truncated, info = self.env.step(inner)
+        return self._observe(obs, info), reward, terminated, truncated, info
+
+    def to_inner(self, action: Any) -> tuple:
+        """The wrapped env's action: element ids of the acting device's marks replaced by box centres."""
+        if not isinstance(action, (tuple, list)) or len(action) != 3 or not isinstance(action[2], Mapping):
+            return action  # the env explains what an action must look like
+        dev, act, params = action
+        try:
+            device = self.crab.codec.subenvs[int(np.asarray(dev).item())]  # type: ignore[attr-defined]
+            spec = device.actions[int(np.asarray(act).item())]
+        except (IndexError, TypeError, ValueError):
+            return action
+        params = dict(params)
+        w, h = device.screen_size
+        for p in spec.params:
+            if p.name not in self.point_params:
+                continue
+            key = element_param(p.name)
+            if key not in params:
+                raise ValueError(f"{spec.name}: parameter {key!r} (a mark id) is required")
+            try:
+                mark_id = int(np.asarray(params.pop(key)).item())
+            except (TypeError, ValueError):
+                raise ValueError(f"{spec.name}: {key!r} must be a mark id (an integer)") from None
+            marks = self.marks.get(device.name, [])
+            if not 1 <= mark_id <= len(marks):
+                raise ValueError(
+                    f"{spec.name}: {key} {mark_id} is not on the {device.name} screen; its marks are "
+                    f"1..{len(marks)}"
+                    if marks
+                    else f"{spec.name}: the {device.name} screen has no marks"
+                )
+            cx, cy = marks[mark_id - 1].centre
+            params[p.name] = np.asarray([cx / w, cy / h], np.float32)
+        return (dev, act, params)
+
+    def mark_for_point(self, device: str, x: float, y: float) -> Mark | None:
+        """The mark that acts on pixel (x, y): the smallest mark holding it; else a mark inside the smallest
+        element holding it (a list row whose checkbox is the row's mark, since containers are dropped)."""
+        marks = self.marks.get(device, [])
+        mark = mark_at(marks, x, y)
+        if mark is not None:
+            return mark
+        holding = [
+            c.box
+            for c in self.candidates.get(device, [])
+            if c.box[0] <= x < c.box[2] and c.box[1] <= y < c.box[3]
+        ]
+        for box in sorted(holding, key=lambda b: (b[2] - b[0]) * (b[3] - b[1])):
+            inside = [
+                m
+                for m in marks
+                if box[0] <= m.box[0] and box[1] <= m.box[1] and m.box[2] <= box[2] and m.box[3] <= box[3]
+            ]
+            if inside:
+                return inside[0]
+        return None
+
+    def encode_action(self, device: str, action: str, params: Mapping[str, Any] | None = None) -> tuple:
+        """A wrapper action by names; a point given for a point parameter is replaced by the id of the mark
+        that acts there (:meth:`mark_for_point`; ValueError if none does)."""
+        params = dict(params or {})
+        dev, act, full = self.crab.encode_action(device, action, params)  # type: ignore[attr-defined]
+        w, h = self.crab.subenvs[device].screen_size  # type: ignore[attr-defined]
+        out = {k: v for k, v in full.items() if k not in self.point_params}
+        for name in self.point_params:
+            out[element_param(name)] = 1
+            if name in params:
+                x, y = params[name]
+                mark = self.mark_for_point(device, x * w, y * h)
+                if mark is None:
+                    raise ValueError(f"no mark on the {device} screen holds the point ({x:.3f}, {y:.3f})")
+                out[element_param(name)] = mark.id
+        return (dev, act, out)
