@@ -93,6 +93,7 @@ class CrabEnv(gym.Env):
         self.task: Task | None = None
         self.graph: GraphEvaluator | None = None
         self._states = _LazyStates(self.subenvs)
+        self._last_frames: dict[str, np.ndarray] = {}
         self._steps = 0
         self._actions = 0
         self._invalid = 0
@@ -249,7 +250,11 @@ class CrabEnv(gym.Env):
         obs: dict[str, Any] = {"instruction": encode_instruction(self.task.description)}
         for name, sub in self.subenvs.items():
             if name in self.observation_space.spaces:
-                obs[name] = {"screen": sub.screenshot()}
+                raw = sub.screenshot()
+                # A device hands back its cached frame while the screen is unchanged; observations of two
+                # steps must not be one object (users keep them), so an unchanged frame is copied.
+                obs[name] = {"screen": raw.copy() if raw is self._last_frames.get(name) else raw}
+                self._last_frames[name] = raw
         return obs
 
     def _blank_observation(self) -> dict[str, Any]:

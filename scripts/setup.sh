@@ -33,5 +33,5 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import gi" 2>/dev/null; t
   /usr/bin/python3 -m venv --system-site-packages .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
-.venv/bin/python -m pip install -q -e ".[test,android,androidenv,marks]" 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -m pip install -q -e ".[test,android,androidenv,marks,sb3]" 2>&1 | grep -v "^WARNING: Location" || true
 .venv/bin/python -c "import crab_gym, gymnasium, pyatspi" || { echo "setup: the venv is broken" >&2; exit 1; }
