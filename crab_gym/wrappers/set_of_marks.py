@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 import gymnasium as gym
 import numpy as np
+import pydantic
 from gymnasium import spaces
+from pydantic import Field
 
+from crab_gym.core.actions import ActionSpec, ParamSpec
 from crab_gym.ocr import CachedOcr
 from crab_gym.wrappers.marks import Candidate, Mark, draw, mark_at, merge
 
@@ -192,18 +195,58 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return None
 
     def encode_action(self, device: str, action: str, params: Mapping[str, Any] | None = None) -> tuple:
-        """A wrapper action by names; a point given for a point parameter is replaced by the id of the mark
+        """A wrapper action by names. Element ids (``element``, ``start_element``, ...) are taken as they are
+        (checked against the marks when stepped); a point given instead is replaced by the id of the mark
         that acts there (:meth:`mark_for_point`; ValueError if none does)."""
         params = dict(params or {})
-        dev, act, full = self.crab.encode_action(device, action, params)  # type: ignore[attr-defined]
         w, h = self.crab.subenvs[device].screen_size  # type: ignore[attr-defined]
-        out = {k: v for k, v in full.items() if k not in self.point_params}
+        ids: dict[str, Any] = {}
         for name in self.point_params:
-            out[element_param(name)] = 1
-            if name in params:
+            key = element_param(name)
+            if key in params:
+                ids[key] = params.pop(key)
+                params[name] = (0.5, 0.5)  # stands in while the spec validates the other parameters
+            elif name in params:
                 x, y = params[name]
                 mark = self.mark_for_point(device, x * w, y * h)
                 if mark is None:
                     raise ValueError(f"no mark on the {device} screen holds the point ({x:.3f}, {y:.3f})")
-                out[element_param(name)] = mark.id
+                ids[key] = mark.id
+        dev, act, full = self.crab.encode_action(device, action, params)  # type: ignore[attr-defined]
+        out = {k: v for k, v in full.items() if k not in self.point_params}
+        out.update({element_param(n): 1 for n in self.point_params})
+        out.update(ids)
         return (dev, act, out)
+
+    def action_specs(self) -> dict[str, list[ActionSpec]]:
+        """Every device's actions as an agent of this wrapper sees them: point parameters are mark ids."""
+        return {
+            sub.name: [self._element_spec(spec) for spec in sub.actions]
+            for sub in self.crab.codec.subenvs  # type: ignore[attr-defined]
+        }
+
+    def _element_spec(self, spec: ActionSpec) -> ActionSpec:
+        if not any(p.name in self.point_params for p in spec.params):
+            return spec
+        mark_id = Annotated[int, Field(ge=1, le=self.max_marks)]
+        params = tuple(
+            ParamSpec(
+                element_param(p.name),
+                mark_id,
+                f"The number of the mark to act on (instead of {p.name}: {p.description})",
+                p.default,
+            )
+            if p.name in self.point_params
+            else p
+            for p in spec.params
+        )
+        fields: dict[str, Any] = {
+            p.name: (p.annotation, Field(... if p.required else p.default, description=p.description))
+            for p in params
+        }
+        model = pydantic.create_model(  # type: ignore[call-overload]
+            f"{spec.name}_marked_params", __config__=pydantic.ConfigDict(extra="forbid"), **fields
+        )
+        return ActionSpec(
+            name=spec.name, description=spec.description, fn=spec.fn, params=params, model=model
+        )

@@ -170,12 +170,20 @@ def render(call: dict, i: int) -> str:
     )
 
 
-def solve(env: FunctionCalls, task_id: str) -> dict:
+def solve(env: FunctionCalls, task_id: str, marks=None) -> dict:
+    """Play the task's solution as tool calls; with ``marks`` (a SetOfMarks below), points become the ids
+    of the marks that act there on the screen of that moment."""
     obs, info = env.reset(seed=0, options={"task": task_id})
     calls = [as_call(s) for s in env.unwrapped.task.solution()]
     calls += [{"name": "wait", "arguments": {"device": "root"}}] * 2 + [{"name": "complete", "arguments": {}}]
 
     for i, call in enumerate(calls):
+        if marks is not None and "point" in call["arguments"]:
+            args = dict(call["arguments"])
+            w, h = env.unwrapped.subenvs[args["device"]].screen_size
+            x, y = args.pop("point")
+            args["element"] = marks.mark_for_point(args["device"], x * w, y * h).id
+            call = {**call, "arguments": args}
         pause = DEFAULT_PAUSE.get(call["arguments"].get("device", ""), 0)
         if i and pause:
             time.sleep(pause)  # the oracle's think time (desktop apps arm timers after keystrokes)
@@ -204,14 +212,15 @@ def test_desktop_v0_solutions_solve_through_tool_calls(task_id):
 
 
 def test_stacks_on_set_of_marks():
-    """Points in tool calls reach SetOfMarks, which acts through the mark at that point."""
+    """On SetOfMarks the tools take mark ids (``element``), which act through the marked element."""
     from crab_gym.wrappers import SetOfMarks
 
-    env = FunctionCalls(SetOfMarks(gym.make("Crab-Android-v0", tasks="v0", max_steps=40), detector=False))
+    som = SetOfMarks(gym.make("Crab-Android-v0", tasks="v0", max_steps=40), detector=False)
+    env = FunctionCalls(som)
     env.unwrapped.subenvs["root"].time_scale = 0.0
     try:
         for task_id in ["contacts_add-0", "files_delete-0", "settings_dark_theme-0"]:
-            assert solve(env, task_id)["termination_reason"] == "success"
+            assert solve(env, task_id, marks=som)["termination_reason"] == "success"
         env.reset(seed=0, options={"task": "contacts_add-0"})
         obs, _, _, _, info = env.step("no call here")
         assert "no JSON tool call" in info["invalid_action"] and info["invalid_actions"] == 1

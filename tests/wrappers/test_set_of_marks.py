@@ -146,3 +146,18 @@ def test_ocr_engines_read_text_and_cache_by_frame(engine):
     assert box[0] < 60 and box[2] > 150 and box[1] < 90 < box[3], box  # the word sits at (40, 70)
     ocr(frame.copy())
     assert ocr.calls == 1, "the same frame was read twice"
+
+
+def test_function_calls_on_marks_speak_element_ids(phone):
+    from crab_gym.wrappers import FunctionCalls
+
+    fc = FunctionCalls(phone)
+    tools = {t["function"]["name"]: t["function"]["parameters"] for t in fc.tools()}
+    assert "element" in tools["tap"]["properties"] and "point" not in tools["tap"]["properties"]
+    obs, info = fc.reset(seed=0, options={"task": V0_ANDROID[0]})
+    contacts = next(m for m in phone.marks["android"] if m.name == "Contacts")
+    _, _, _, _, info = fc.step({"name": "tap", "arguments": {"device": "android", "element": contacts.id}})
+    assert "invalid_action" not in info, info.get("invalid_action")
+    assert phone.unwrapped.subenvs["android"].state().foreground_package() == "com.android.contacts"
+    _, _, _, _, info = fc.step({"name": "tap", "arguments": {"device": "android", "element": 64}})
+    assert "is not on the android screen" in info["invalid_action"]
