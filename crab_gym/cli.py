@@ -23,10 +23,15 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
         else:
             print(text)
         return 0
+    if args.action == "validate":
+        return _validate(args)
     tasks = load_tasks(args.set)
     if args.action == "list":
         for t in tasks:
-            print(f"{t.id}\t{','.join(t.platforms)}\t{t.node_count} nodes\t{t.description}")
+            print(
+                f"{t.id}\t{','.join(t.platforms)}\t{','.join(t.apps)}\t{len(t.subtasks)} sub-tasks\t"
+                f"{t.node_count} nodes\t{t.description}"
+            )
         return 0
     if args.action == "show":
         found = [t for t in tasks if t.id in args.ids]
@@ -36,6 +41,7 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
         for t in found:
             data = t.to_json()
             data["platforms"], data["apps"] = list(t.platforms), list(t.apps)
+            data["node_count"] = t.node_count
             data["checks"] = [n["description"] for n in t.evaluator().node_states()]
             data["solution"] = [
                 {"env": s.env, "action": s.action, "params": dict(s.params)} for s in t.solution()
@@ -43,6 +49,51 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
             print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     raise AssertionError(args.action)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    import time
+
+    from crab_gym.tasks import load_tasks
+    from crab_gym.tasks.validate import lint_tasks, run_check_parallel, validation_sample
+
+    t0 = time.perf_counter()
+    platforms = args.platforms.split(",") if args.platforms else None
+    tasks = []
+    if args.all or not args.sample:
+        tasks += load_tasks(args.set)
+    if args.all or args.sample:
+        tasks += validation_sample(args.sample or 200, seed=args.seed, platforms=platforms)
+    if args.ids:
+        tasks = [t for t in tasks if t.id in args.ids]
+    failures = 0
+    lint = lint_tasks(tasks)
+    for r in lint:
+        if not r.ok:
+            failures += 1
+            print(f"LINT {r.task_id}: " + "; ".join(r.problems))
+    print(f"lint: {len(lint) - failures}/{len(lint)} tasks well formed ({time.perf_counter() - t0:.1f} s)")
+    if args.lint_only:
+        return 1 if failures else 0
+
+    def show(r) -> None:
+        mark = "ok" if r.ok else "FAIL " + "; ".join(r.problems)
+        print(f"RUN {r.task_id:60s} {r.seconds:6.1f} s  {mark}", flush=True)
+
+    backends = {"android": args.android_backend}
+    t1 = time.perf_counter()
+    results = run_check_parallel(
+        tasks, args.jobs, backends=backends, on_result=show if args.verbose else None
+    )
+    bad = [r for r in results if not r.ok]
+    for r in bad:
+        if not args.verbose:
+            show(r)
+    print(
+        f"run: {len(results) - len(bad)}/{len(results)} tasks solved and unsolved at reset "
+        f"({time.perf_counter() - t1:.1f} s); total {time.perf_counter() - t0:.1f} s"
+    )
+    return 1 if (failures or bad) else 0
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
@@ -56,7 +107,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     devices = tuple(args.devices.split(","))
     env_id = "Crab-v0" if "android" in devices else "Crab-Desktop-v0"
-    env = gym.make(env_id, devices=devices, tasks=args.tasks, max_steps=args.max_steps)
+    max_steps = args.max_steps
+    if max_steps <= 0:  # auto: room for the longest scripted solution of the set, at least 20
+        from crab_gym.tasks import load_tasks
+
+        try:
+            max_steps = max([20] + [len(t.solution()) + 10 for t in load_tasks(args.tasks)])
+        except ValueError:
+            max_steps = 20
+    env = gym.make(env_id, devices=devices, tasks=args.tasks, max_steps=max_steps)
     agents = {"oracle": lambda: OracleAgent(env), "random": lambda: RandomAgent(env, seed=args.seed)}
     if args.agent not in agents:
         print(f"unknown agent {args.agent!r}; choose from {sorted(agents)}", file=sys.stderr)
@@ -94,20 +153,31 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `crab-gym tasks list | head` ends quietly
     p = argparse.ArgumentParser(prog="crab-gym", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("tasks", help="list or show tasks")
-    t.add_argument("action", choices=["list", "show", "generate"])
+    t = sub.add_parser("tasks", help="list, show, generate or validate tasks")
+    t.add_argument("action", choices=["list", "show", "generate", "validate"])
     t.add_argument("ids", nargs="*")
     t.add_argument("--set", default="v0", help="task set name or JSON file")
     t.add_argument("--seed", type=int, default=0, help="generate: the seed (same seed, same tasks)")
     t.add_argument("--n", type=int, default=100, help="generate: how many tasks")
     t.add_argument("--platforms", default="", help="generate: comma-separated devices, e.g. ubuntu")
     t.add_argument("--out", default="", help="generate: write the JSON here instead of printing it")
+    t.add_argument("--all", action="store_true", help="validate: the set and a generated sample of 200")
+    t.add_argument("--sample", type=int, default=0, help="validate: N generated tasks (from --seed)")
+    t.add_argument("--lint-only", action="store_true", help="validate: skip the run check")
+    t.add_argument("--android-backend", default="sim", help="validate: the phone backend")
+    t.add_argument("-v", "--verbose", action="store_true", help="validate: a line per task run")
+    t.add_argument("--jobs", type=int, default=4, help="validate: processes, each with its own env")
     t.set_defaults(func=_cmd_tasks)
     e = sub.add_parser("eval", help="run an agent over tasks and print the metrics table")
     e.add_argument("--agent", default="oracle", help="oracle | random")
     e.add_argument("--tasks", default="v0")
     e.add_argument("--devices", default="ubuntu", help="comma-separated: ubuntu,android")
-    e.add_argument("--max-steps", type=int, default=20)
+    e.add_argument(
+        "--max-steps",
+        type=int,
+        default=0,
+        help="step budget per episode; 0 (default): 20, or more for sets with longer scripted solutions",
+    )
     e.add_argument("--limit", type=int, default=0, help="run only the first N tasks")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", default="", help="directory for records.jsonl, metrics.json, report.html")

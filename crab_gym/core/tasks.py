@@ -82,12 +82,36 @@ class SubTaskTemplate:
     apps: tuple[str, ...] = ()
     output_type: str | None = None
     output: Callable[..., Any] | None = None  # attrs -> the value this sub-task produces
+    # Composition (see crab_gym.tasks.composition). ``inputs``: attributes a predecessor's output may fill
+    # (each one's attribute type is an input type of this template). ``screen_setup``: the setup opens a
+    # window or otherwise fixes what a device shows, so in a composed task this sub-task must be the first
+    # to act on its devices. ``setup_inputs``: inputs the setup exists only to prepare (it writes the file
+    # an input names), so the setup is skipped when a predecessor feeds one of them.
+    inputs: tuple[str, ...] = ()
+    screen_setup: bool = False
+    setup_inputs: tuple[str, ...] = ()
+    # Attributes the agent must find out on the devices (a contact's number, a code in a message): checks
+    # use them, the instruction does not state them. The task lint requires every other attribute a check
+    # uses to appear in the instruction.
+    hidden: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        fields = {f for _, f, _, _ in string.Formatter().parse(self.description) if f}
+        fields = {
+            f.split(".")[0].split("[")[0] for _, f, _, _ in string.Formatter().parse(self.description) if f
+        }
         unknown = fields - set(self.attributes)
         if unknown:
             raise ValueError(f"template {self.id}: instruction uses undeclared attributes {sorted(unknown)}")
+        if not set(self.setup_inputs) <= set(self.inputs):
+            raise ValueError(f"template {self.id}: setup_inputs must be among inputs")
+        bad = (set(self.inputs) | set(self.hidden)) - set(self.attributes)
+        if bad:
+            raise ValueError(f"template {self.id}: inputs or hidden {sorted(bad)} are not attributes")
+
+    @property
+    def input_types(self) -> dict[str, str]:
+        """Input attribute -> its type: what a predecessor's output may fill."""
+        return {a: self.attributes[a] for a in self.inputs}
 
     def instantiate(self, **attrs: Any) -> SubTask:
         missing = set(self.attributes) - set(attrs)
@@ -187,11 +211,28 @@ class Task:
     def evaluator(self) -> GraphEvaluator:
         return GraphEvaluator(self.graph())
 
+    def fed_inputs(self, i: int) -> set[str]:
+        """Input attributes of sub-task ``i`` whose value is the output of a predecessor (an edge into it)."""
+        sub = self.subtasks[i]
+        fed = set()
+        for u, v in self.edges:
+            if v != i:
+                continue
+            pred = self.subtasks[u]
+            out = pred.output()
+            for name, typ in sub.template.input_types.items():
+                if typ == pred.template.output_type and out is not None and sub.attributes[name] == out:
+                    fed.add(name)
+        return fed
+
     def setup(self, envs: Mapping[str, Any]) -> None:
         for i in self._order:
             sub = self.subtasks[i]
-            if sub.template.setup is not None:
-                sub.template.setup(envs, **sub.attributes)
+            if sub.template.setup is None:
+                continue
+            if set(sub.template.setup_inputs) & self.fed_inputs(i):
+                continue
+            sub.template.setup(envs, **sub.attributes)
 
     def solution(self) -> list[Step]:
         return [

@@ -25,8 +25,11 @@ NAMES = (
     "Anna", "Björn", "Chloé", "Dmitri", "Elif", "Farah", "Gustavo", "Hana", "Iker", "Jonas", "Kenji",
     "Lucía", "Mateo", "Noor", "Olga", "Pavel", "Quinn", "Rosa", "Sven", "Tomás", "Uma", "Zoë",
 )  # fmt: skip
+EMAIL_NAMES = ("anna", "bjorn", "chloe", "dmitri", "elif", "farah", "hana", "jonas", "kenji", "noor", "rosa")
 FONTS = ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono")
 BASES = ("~/Documents", "~/Desktop", "~/Downloads")
+
+DEVICES = ("ubuntu", "android")  # templates on other (test) devices are never drawn unless asked for
 
 Sampler = Callable[[random.Random], object]
 
@@ -61,6 +64,9 @@ SAMPLERS: dict[str, Sampler] = {
     "scale": lambda r: r.choice((0.8, 0.9, 1.1, 1.25, 1.5)),
     "font": lambda r: r.choice(FONTS),
     "color_scheme": lambda r: r.choice(("dark", "light")),
+    "email": lambda r: f"{r.choice(EMAIL_NAMES)}.{r.choice(NOUNS)}@example.org",
+    "duration_minutes": lambda r: r.randint(2, 90),
+    "cursor_size": lambda r: r.choice((32, 40, 48, 64)),
 }
 
 
@@ -69,7 +75,7 @@ def _path_with(ext: str) -> Sampler:
 
 
 # "path.odt" and friends: a path whose file has that extension.
-for _ext in ("odt", "ods", "odp", "txt", "md", "csv"):
+for _ext in ("odt", "ods", "odp", "txt", "md", "csv", "sh", "tar.gz"):
     SAMPLERS[f"path.{_ext}"] = _path_with(_ext)
 
 
@@ -92,23 +98,41 @@ def sample_attributes(template: SubTaskTemplate, rng: random.Random, tries: int 
 def templates_for(platforms: Sequence[str] | None = None) -> list[SubTaskTemplate]:
     import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
 
-    chosen = [t for _, t in sorted(TEMPLATES.items())]
-    if platforms is not None:
-        chosen = [t for t in chosen if set(t.platforms) <= set(platforms)]
-    return chosen
+    allowed = set(DEVICES if platforms is None else platforms)
+    return [t for _, t in sorted(TEMPLATES.items()) if t.platforms and set(t.platforms) <= allowed]
 
 
-def generate_tasks(seed: int = 0, n: int = 100, platforms: Sequence[str] | None = None) -> list[Task]:
-    """``n`` single-template tasks drawn from ``seed``, over templates whose devices are in ``platforms``."""
+def generate_tasks(
+    seed: int = 0,
+    n: int = 100,
+    platforms: Sequence[str] | None = None,
+    composed: float = 0.5,
+) -> list[Task]:
+    """``n`` tasks drawn from ``seed`` over templates whose devices are in ``platforms``.
+
+    About ``composed`` of them are typed compositions of two or three sub-tasks (see
+    :mod:`crab_gym.tasks.composition`), the rest single sub-tasks. Ids are ``gen-<seed>-<i>-<templates>``.
+    """
+    from crab_gym.tasks.composition import sample_composition
+
     rng = random.Random(seed)
     pool = templates_for(platforms)
     if not pool:
         raise ValueError(f"no template runs on {platforms}")
     tasks = []
     for i in range(n):
+        prefix = f"gen-{seed}-{i:04d}"
+        if rng.random() < composed:
+            length = 2 if rng.random() < 0.6 else 3
+            task = sample_composition(rng, pool, prefix, length, sample_attributes)
+            if task is None and length == 3:
+                task = sample_composition(rng, pool, prefix, 2, sample_attributes)
+            if task is not None:
+                tasks.append(task)
+                continue
         template = pool[rng.randrange(len(pool))]
         sub = template.instantiate(**sample_attributes(template, rng))
-        tasks.append(Task(f"gen-{seed}-{i:04d}-{template.id}", sub.instruction, [sub]))
+        tasks.append(Task(f"{prefix}-{template.id}", sub.instruction, [sub]))
     return tasks
 
 
@@ -130,8 +154,56 @@ def instances_per_template(
 
 
 V0_SEED = 2026
+# Composed tasks of v0, appended after the single-template ones: (group, platforms the composition must
+# touch, platforms its templates may use, number of sub-tasks, the node range of each task in the group).
+_ANY = (1, 11)
+V0_COMPOSED: tuple[
+    tuple[str, tuple[str, ...], tuple[str, ...] | None, int, tuple[tuple[int, int], ...]], ...
+] = (
+    ("desktop", ("ubuntu",), ("ubuntu",), 2, (_ANY,) * 8),
+    ("desktop3", ("ubuntu",), ("ubuntu",), 3, (_ANY,) * 4),
+    ("android", ("android",), ("android",), 2, (_ANY,) * 7),
+    ("android3", ("android",), ("android",), 3, (_ANY,) * 5),
+    ("cross", ("ubuntu", "android"), None, 2, (_ANY,) * 12),
+    ("cross3", ("ubuntu", "android"), None, 3, (_ANY,) * 6 + ((7, 7),) * 2),
+    ("cross4", ("ubuntu", "android"), None, 4, ((7, 7), (8, 8), (9, 9))),
+    ("cross5", ("ubuntu", "android"), None, 5, ((10, 10), (11, 11))),
+)
+
+
+def composed_v0(seed: int = V0_SEED) -> list[Task]:
+    """The composed tasks of v0: each drawn from its own stream (``seed``, group, index), ids
+    ``v0-<group>-<k>-<templates>``."""
+    from crab_gym.tasks.composition import sample_composition
+
+    tasks = []
+    for group, required, platforms, length, ranges in V0_COMPOSED:
+        pool = templates_for(platforms)
+        seen: set[tuple[str, ...]] = set()
+        for k, (lo, hi) in enumerate(ranges):
+            rng = random.Random(f"{seed}:composed:{group}:{k}")
+            task = sample_composition(
+                rng,
+                pool,
+                f"v0-{group}-{k}",
+                length,
+                sample_attributes,
+                max_nodes=hi,
+                min_nodes=lo,
+                require_platforms=required,
+                tries=5000,
+                avoid=seen,
+            )
+            if task is None:
+                raise RuntimeError(f"v0: no valid composition for {group} #{k}")
+            seen.add(tuple(s.template.id for s in task.subtasks))
+            tasks.append(task)
+    return tasks
 
 
 def build_v0(platforms: Sequence[str] | None = None) -> list[Task]:
-    """The fixed benchmark v0, as stored in crab_gym/tasks/data/v0.json (rebuilt only on purpose)."""
-    return instances_per_template(V0_SEED, per_template=3, platforms=platforms)
+    """The fixed benchmark v0, as stored in crab_gym/tasks/data/v0.json (rebuilt only on purpose):
+    three instances of every template, then the composed tasks of :data:`V0_COMPOSED`."""
+    singles = instances_per_template(V0_SEED, per_template=3, platforms=platforms)
+    composed = [t for t in composed_v0() if platforms is None or set(t.platforms) <= set(platforms)]
+    return singles + composed

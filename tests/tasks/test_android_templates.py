@@ -38,6 +38,20 @@ ATTRS: dict[str, dict] = {
     "settings_bluetooth_on": {},
     "camera_take_photo": {},
     "files_delete": {"filename": "old notes.txt"},
+    "clock_start_timer": {"minutes": 25},
+    "clock_turn_off_alarm": {"hour": 21, "minute": 45},
+    "settings_wifi_off": {},
+    "settings_airplane_mode": {},
+    "tasks_delete": {"title": "Cancel the 'gym' plan"},
+    "notes_edit": {"title": "Trip", "body": "Book the ferry", "extra": "Pack sunscreen & hats"},
+    "notes_delete": {"title": "Old list", "body": "Batteries, 100% charged"},
+    "sms_reply": {"sender": "555-404-1212", "message": "Yes, see you at 7 — café?"},
+    "phone_call_back": {"number": "555-909-3131"},
+    "mail_send": {
+        "to": "rosa.budget@example.org",
+        "subject": "Invoice",
+        "body": "Attached is the 'final' one",
+    },
 }
 IDS = [t.id for t in ANDROID_TEMPLATES]
 SPECS = {a.name: a for a in ACTIONS}

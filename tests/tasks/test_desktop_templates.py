@@ -59,6 +59,20 @@ ATTRS: dict[str, dict] = {
     "settings_color_scheme": {"color_scheme": "dark"},
     "settings_text_scaling": {"factor": 1.25},
     "settings_font": {"font": "DejaVu Sans", "size": 12},
+    "terminal_copy_file": {"source": "~/Documents/it's notes.txt", "folder": "~/Backup/2024 copies"},
+    "terminal_archive": {"source": "~/Documents/data set.csv", "archive": "~/Desktop/data.tar.gz"},
+    "terminal_make_executable": {"path": "~/Documents/run me.sh"},
+    "terminal_sort_lines": {"source": "~/Documents/fruit.txt", "target": "~/Documents/fruit sorted.txt"},
+    "terminal_grep_lines": {
+        "source": "~/Documents/log.txt",
+        "word": "Harbor",
+        "target": "~/Desktop/hits.txt",
+    },
+    "terminal_replace_word": {"path": "~/Documents/memo.txt", "old": "Garden", "new": "Museum"},
+    "settings_cursor_size": {"size": 48},
+    "settings_animations_off": {},
+    "settings_clock_format": {},
+    "terminal_delete_file": {"path": "~/Downloads/old report.txt"},
 }
 
 IDS = [t.id for t in DESKTOP_TEMPLATES]

@@ -31,7 +31,7 @@ def test_v0_is_well_formed():
 
 @pytest.fixture(scope="module")
 def env():
-    e = gym.make("Crab-Desktop-v0", tasks="v0", max_steps=40)
+    e = gym.make("Crab-Desktop-v0", tasks="v0", max_steps=60)
     yield e
     e.close()
 
@@ -39,14 +39,14 @@ def env():
 @pytest.fixture(scope="module", params=["sim", "adb-sim"])
 def phone_env(request):
     """The phone in-process, and the same phone served as an adb device and driven through real adb."""
-    e = gym.make("Crab-Android-v0", tasks="v0", max_steps=40, backends={"android": request.param})
+    e = gym.make("Crab-Android-v0", tasks="v0", max_steps=60, backends={"android": request.param})
     yield e
     e.close()
 
 
 @pytest.fixture(scope="module", params=["sim", "adb-sim"])
 def both_env(request):
-    e = gym.make("Crab-v0", tasks="v0", max_steps=40, backends={"android": request.param})
+    e = gym.make("Crab-v0", tasks="v0", max_steps=60, backends={"android": request.param})
     yield e
     e.close()
 

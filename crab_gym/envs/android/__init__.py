@@ -179,6 +179,33 @@ class AndroidEnv(SubEnv):
         sql = "INSERT INTO tasks (title) VALUES ('" + title.replace("'", "''") + "')"
         self._shell_ok(f"sqlite3 {quote(TASKS_DB)} {quote(sql)}")
 
+    def add_note(self, title: str, body: str, modified_ms: int = 4_102_444_800_000) -> None:
+        """Add a note to Keep's database; by default modified in 2100, so it lists first."""
+        from crab_gym.envs.android.evaluators import NOTES_DB
+
+        q = "'" + title.replace("'", "''") + "', '" + body.replace("'", "''") + "'"
+        when = int(modified_ms)
+        sql = f"INSERT INTO notes (title, body, created, modified) VALUES ({q}, {when}, {when})"
+        self._shell_ok(f"sqlite3 {quote(NOTES_DB)} {quote(sql)}")
+
+    def add_alarm(self, hour: int, minute: int, enabled: bool = True) -> None:
+        """Add an alarm to the Clock's database."""
+        from crab_gym.envs.android.evaluators import ALARMS_DB
+
+        sql = (
+            "INSERT INTO alarm_templates (hour, minutes, enabled, label) "
+            f"VALUES ({int(hour)}, {int(minute)}, {int(bool(enabled))}, '')"
+        )
+        self._shell_ok(f"sqlite3 {quote(ALARMS_DB)} {quote(sql)}")
+
+    def add_call(self, number: str, kind: int = 3, date_ms: int = 1_900_000_000_000) -> None:
+        """A call in the call log (kind 1 incoming, 2 outgoing, 3 missed), by default newer than the rest."""
+        self._shell_ok(
+            "content insert --uri content://call_log/calls "
+            f"--bind {quote('number:s:' + number)} --bind type:i:{int(kind)} --bind date:l:{int(date_ms)} "
+            "--bind duration:i:0"
+        )
+
     def add_contact(self, name: str, number: str) -> None:
         """Add a contact with one phone number through the contacts provider (our phone's simplified
         insert; a real device needs a raw_contacts row then data rows)."""

@@ -19,6 +19,7 @@ ALARMS_DB = "/data/data/com.google.android.deskclock/databases/alarms.db"
 NOTES_DB = "/data/data/com.google.android.keep/databases/keep.db"
 TASKS_DB = "/data/data/com.google.android.apps.tasks/databases/tasks.db"
 CAMERA_DIR = "/sdcard/DCIM/Camera"
+MAIL_DB = "/data/data/com.google.android.gm/databases/mail.db"
 
 
 def _same(a: str | None, b: str) -> bool:
@@ -84,6 +85,22 @@ def alarm_set(state: AndroidState, hour: int, minute: int, enabled: bool = True)
         f"SELECT enabled FROM alarm_templates WHERE hour = {int(hour)} AND minutes = {int(minute)}",
     )
     return any((r[0] == "1") == bool(enabled) for r in rows)
+
+
+@evaluator(env=ENV)
+def timer_set(state: AndroidState, minutes: int) -> bool:
+    """a {minutes}-minute timer is running"""
+    rows = state.sqlite(ALARMS_DB, f"SELECT _id FROM timers WHERE length = {int(minutes) * 60_000}")
+    return bool(rows)
+
+
+@evaluator(env=ENV)
+def mail_sent(state: AndroidState, to: str, subject: str, body_contains: str = "") -> bool:
+    """an email with the subject {subject!r} containing {body_contains!r} was sent to {to}"""
+    rows = state.sqlite(
+        MAIL_DB, "SELECT recipient, subject, replace(body, char(10), ' ') FROM messages WHERE folder = 'sent'"
+    )
+    return any(_same(r, to) and _same(s, subject) and _has(b, body_contains) for r, s, b, *_ in rows)
 
 
 @evaluator(env=ENV)
@@ -158,10 +175,12 @@ __all__ = [
     "file_absent",
     "file_contains",
     "file_exists",
+    "mail_sent",
     "note_exists",
     "photo_taken",
     "setting_equals",
     "sms_sent",
     "task_exists",
     "text_on_screen",
+    "timer_set",
 ]

@@ -61,6 +61,32 @@ def file_lines(state: DesktopState, path: str, lines: list[str]) -> bool:
 
 
 @evaluator(env=ENV)
+def file_executable(state: DesktopState, path: str) -> bool:
+    """the file {path} is executable by its owner"""
+    try:
+        return bool(state.path(path).stat().st_mode & 0o100) and not state.is_dir(path)
+    except OSError:
+        return False
+
+
+@evaluator(env=ENV)
+def archive_contains(state: DesktopState, path: str, names: list[str]) -> bool:
+    """the archive {path} holds files named {names}"""
+    import io
+    import tarfile
+
+    data = state.read_bytes(path)
+    if data is None:
+        return False
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            members = {m.name.rsplit("/", 1)[-1] for m in tar.getmembers() if m.isfile()}
+    except (tarfile.TarError, EOFError, OSError):
+        return False
+    return set(names) <= members
+
+
+@evaluator(env=ENV)
 def document_contains(state: DesktopState, path: str, text: str) -> bool:
     """the document {path} contains {text!r}"""
     content = state.document_text(path)

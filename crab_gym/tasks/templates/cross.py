@@ -20,7 +20,7 @@ MESSAGES = "com.google.android.apps.messaging"
 
 
 def _open_on_phone(app: str) -> list[Step]:
-    return [Step("android", "tap", {"point": HOME[app]})]
+    return [Step("android", "press", {"button": "home"}), Step("android", "tap", {"point": HOME[app]})]
 
 
 def _write_file_with_vim(path: str, text: str) -> list[Step]:
@@ -52,6 +52,7 @@ CONTACT_TO_FILE = register(
         apps=(CONTACTS, "terminal"),
         output_type="path",
         output=lambda name, number, path: path,
+        hidden=("number",),
     )
 )
 
@@ -81,6 +82,7 @@ SMS_CODE_TO_FILE = register(
         apps=(MESSAGES, "terminal"),
         output_type="path",
         output=lambda sender, code, path: path,
+        hidden=("code",),
     )
 )
 
@@ -109,6 +111,8 @@ FILE_TO_SMS = register(
         ),
         platforms=PLATFORMS,
         apps=("text_editor", MESSAGES),
+        screen_setup=True,
+        hidden=("number", "message"),
     )
 )
 
@@ -136,5 +140,6 @@ FILE_TO_NOTE = register(
         ],
         platforms=PLATFORMS,
         apps=("text_editor", "com.google.android.keep"),
+        hidden=("body",),
     )
 )

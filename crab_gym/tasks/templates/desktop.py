@@ -109,6 +109,7 @@ TERMINAL_COUNT_LINES = register(
         apps=("terminal",),
         output_type="path",
         output=lambda source, count, target: target,
+        hidden=("count",),
     )
 )
 
@@ -147,6 +148,7 @@ FILES_RENAME = register(
         apps=("file_manager",),
         output_type="path",
         output=lambda folder, old_name, new_name: f"{folder}/{new_name}",
+        screen_setup=True,
     )
 )
 
@@ -183,6 +185,7 @@ FILES_MOVE = register(
         apps=("file_manager",),
         output_type="path",
         output=lambda folder, filename, subfolder: f"{folder}/{subfolder}/{filename}",
+        screen_setup=True,
     )
 )
 
@@ -211,6 +214,7 @@ TEXT_EDITOR_WRITE_FILE = register(
         apps=("text_editor",),
         output_type="path",
         output=lambda path, first_line, second_line: path,
+        inputs=("first_line",),
     )
 )
 
@@ -243,6 +247,7 @@ TEXT_EDITOR_APPEND_LINE = register(
         apps=("text_editor",),
         output_type="path",
         output=lambda path, line: path,
+        screen_setup=True,
     )
 )
 
@@ -265,6 +270,8 @@ TEXT_EDITOR_COPY_TEXT = register(
         apps=("text_editor",),
         output_type="text",
         output=lambda path, text: text,
+        screen_setup=True,
+        hidden=("text",),
     )
 )
 
@@ -289,6 +296,7 @@ VIM_WRITE_FILE = register(
         apps=("terminal", "vim"),
         output_type="path",
         output=lambda path, text: path,
+        inputs=("text",),
     )
 )
 
@@ -318,6 +326,7 @@ WRITER_CREATE_DOCUMENT = register(
         apps=("writer",),
         output_type="path",
         output=lambda path, title, body: path,
+        inputs=("body",),
     )
 )
 
@@ -387,6 +396,7 @@ IMPRESS_CREATE_SLIDES = register(
         apps=("impress",),
         output_type="path",
         output=lambda path, first_title, second_title: path,
+        inputs=("second_title",),
     )
 )
 
@@ -460,6 +470,237 @@ SETTINGS_FONT = register(
     )
 )
 
+# ---- more terminal work: copy, archive, permissions, sort, grep, replace ------------------------------
+
+
+def _basename(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def _source_setup(envs: Mapping[str, Any], source: str, **_: Any) -> None:
+    _desktop(envs).write_file(source, f"Contents of {_basename(source)}\n")
+
+
+TERMINAL_COPY_FILE = register(
+    SubTaskTemplate(
+        id="terminal_copy_file",
+        description=(
+            "Using the terminal, copy the file {source} into the folder {folder} (create the folder if it "
+            "is missing), keeping the original where it is."
+        ),
+        attributes={"source": "path", "folder": "folder"},
+        evaluator=lambda source, folder: [
+            ev.file_exists(path=f"{folder}/{_basename(source)}") & ev.file_exists(path=source)
+        ],
+        setup=_source_setup,
+        solution=lambda source, folder: _terminal(
+            f"mkdir -p {_shell_quote(folder)} && cp {_shell_quote(source)} {_shell_quote(folder)}/"
+        ),
+        platforms=PLATFORMS,
+        apps=("terminal",),
+        output_type="path",
+        output=lambda source, folder: f"{folder}/{_basename(source)}",
+        inputs=("source", "folder"),
+        setup_inputs=("source",),
+    )
+)
+
+TERMINAL_ARCHIVE = register(
+    SubTaskTemplate(
+        id="terminal_archive",
+        description=(
+            "Using the terminal, pack the file {source} into a gzip-compressed tar archive {archive}."
+        ),
+        attributes={"source": "path", "archive": "path.tar.gz"},
+        evaluator=lambda source, archive: [
+            ev.file_exists(path=archive),
+            ev.archive_contains(path=archive, names=[_basename(source)]),
+        ],
+        setup=_source_setup,
+        solution=lambda source, archive: _terminal(
+            f"tar czf {_shell_quote(archive)} -C {_shell_quote(_parent(source))} "
+            "'" + _basename(source).replace("'", "'\\''") + "'"
+        ),
+        platforms=PLATFORMS,
+        apps=("terminal",),
+        output_type="path",
+        output=lambda source, archive: archive,
+        inputs=("source",),
+        setup_inputs=("source",),
+    )
+)
+
+
+def _script_setup(envs: Mapping[str, Any], path: str) -> None:
+    _desktop(envs).write_file(path, "#!/bin/sh\necho hello\n")
+
+
+TERMINAL_MAKE_EXECUTABLE = register(
+    SubTaskTemplate(
+        id="terminal_make_executable",
+        description="Using the terminal, make the file {path} executable (give it execute permission).",
+        attributes={"path": "path.sh"},
+        evaluator=lambda path: [ev.file_executable(path=path)],
+        setup=_script_setup,
+        solution=lambda path: _terminal(f"chmod +x {_shell_quote(path)}"),
+        platforms=PLATFORMS,
+        apps=("terminal",),
+        output_type="path",
+        output=lambda path: path,
+    )
+)
+
+_FRUITS = ("pear", "apple", "fig", "banana", "cherry", "date")
+
+
+def _sort_setup(envs: Mapping[str, Any], source: str, target: str) -> None:
+    _desktop(envs).write_file(source, "".join(f"{x}\n" for x in _FRUITS))
+
+
+TERMINAL_SORT_LINES = register(
+    SubTaskTemplate(
+        id="terminal_sort_lines",
+        description=(
+            "Using the terminal, sort the lines of the file {source} alphabetically and save the sorted "
+            "lines in the file {target}."
+        ),
+        attributes={"source": "path", "target": "path"},
+        evaluator=lambda source, target: [
+            ev.file_exists(path=target),
+            ev.file_lines(path=target, lines=sorted(_FRUITS)),
+        ],
+        setup=_sort_setup,
+        solution=lambda source, target: _terminal(f"sort {_shell_quote(source)} > {_shell_quote(target)}"),
+        platforms=PLATFORMS,
+        apps=("terminal",),
+        output_type="path",
+        output=lambda source, target: target,
+    )
+)
+
+
+def _grep_lines(word: str) -> tuple[list[str], list[str]]:
+    lines = [f"{word} order 17", "unrelated note", f"second {word} entry", "nothing here", f"last {word}"]
+    return lines, [ln for ln in lines if word in ln]
+
+
+def _grep_setup(envs: Mapping[str, Any], source: str, word: str, target: str) -> None:
+    _desktop(envs).write_file(source, "".join(f"{x}\n" for x in _grep_lines(word)[0]))
+
+
+TERMINAL_GREP_LINES = register(
+    SubTaskTemplate(
+        id="terminal_grep_lines",
+        description=(
+            "Using the terminal, save the lines of {source} that contain the word '{word}' (and only those, "
+            "in their order) in the file {target}."
+        ),
+        attributes={"source": "path", "word": "word", "target": "path"},
+        evaluator=lambda source, word, target: [
+            ev.file_exists(path=target),
+            ev.file_lines(path=target, lines=_grep_lines(word)[1]),
+        ],
+        setup=_grep_setup,
+        solution=lambda source, word, target: _terminal(
+            f"grep -F '{word}' {_shell_quote(source)} > {_shell_quote(target)}"
+        ),
+        platforms=PLATFORMS,
+        apps=("terminal",),
+        output_type="path",
+        output=lambda source, word, target: target,
+    )
+)
+
+
+def _replace_setup(envs: Mapping[str, Any], path: str, old: str, new: str) -> None:
+    _desktop(envs).write_file(path, f"The {old} plan is ready.\nAsk about the {old} budget.\n")
+
+
+TERMINAL_REPLACE_WORD = register(
+    SubTaskTemplate(
+        id="terminal_replace_word",
+        description=(
+            "In the text file {path}, replace every occurrence of the word '{old}' with '{new}' (for example "
+            "with sed in a terminal) and save the file."
+        ),
+        attributes={"path": "path", "old": "word", "new": "word"},
+        evaluator=lambda path, old, new: [
+            ev.file_contains(path=path, text=f"The {new} plan"),
+            ev.file_contains(path=path, text=f"the {new} budget") & ~ev.file_contains(path=path, text=old),
+        ],
+        setup=_replace_setup,
+        solution=lambda path, old, new: _terminal(f"sed -i 's/{old}/{new}/g' {_shell_quote(path)}"),
+        platforms=PLATFORMS,
+        apps=("terminal",),
+        output_type="path",
+        output=lambda path, old, new: path,
+    )
+)
+
+
+SETTINGS_CURSOR_SIZE = register(
+    SubTaskTemplate(
+        id="settings_cursor_size",
+        description=(
+            "Make the mouse pointer bigger: set the GNOME interface setting cursor-size (schema "
+            "org.gnome.desktop.interface) to {size}, for example with gsettings in a terminal."
+        ),
+        attributes={"size": "cursor_size"},
+        evaluator=lambda size: [ev.gsetting_number(schema=INTERFACE, key="cursor-size", value=size)],
+        solution=lambda size: _terminal(f"gsettings set {INTERFACE} cursor-size {size}"),
+        platforms=PLATFORMS,
+        apps=("terminal",),
+    )
+)
+
+SETTINGS_ANIMATIONS_OFF = register(
+    SubTaskTemplate(
+        id="settings_animations_off",
+        description=(
+            "Turn off the desktop's animations: set the GNOME interface setting enable-animations (schema "
+            "org.gnome.desktop.interface) to false, for example with gsettings in a terminal."
+        ),
+        attributes={},
+        evaluator=lambda: [ev.gsetting_equals(schema=INTERFACE, key="enable-animations", value="false")],
+        solution=lambda: _terminal(f"gsettings set {INTERFACE} enable-animations false"),
+        platforms=PLATFORMS,
+        apps=("terminal",),
+    )
+)
+
+SETTINGS_CLOCK_FORMAT = register(
+    SubTaskTemplate(
+        id="settings_clock_format",
+        description=(
+            "Show the desktop clock in 12-hour format: set the GNOME interface setting clock-format (schema "
+            "org.gnome.desktop.interface) to 12h, for example with gsettings in a terminal."
+        ),
+        attributes={},
+        evaluator=lambda: [ev.gsetting_equals(schema=INTERFACE, key="clock-format", value="'12h'")],
+        solution=lambda: _terminal(f"gsettings set {INTERFACE} clock-format 12h"),
+        platforms=PLATFORMS,
+        apps=("terminal",),
+    )
+)
+
+
+def _delete_setup(envs: Mapping[str, Any], path: str) -> None:
+    _desktop(envs).write_file(path, "old data\n")
+
+
+TERMINAL_DELETE_FILE = register(
+    SubTaskTemplate(
+        id="terminal_delete_file",
+        description="Using the terminal, delete the file {path}; it is no longer needed.",
+        attributes={"path": "path"},
+        evaluator=lambda path: [ev.path_absent(path=path)],
+        setup=_delete_setup,
+        solution=lambda path: _terminal(f"rm {_shell_quote(path)}"),
+        platforms=PLATFORMS,
+        apps=("terminal",),
+    )
+)
+
 
 DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     TERMINAL_CREATE_FOLDER,
@@ -476,6 +717,16 @@ DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     SETTINGS_COLOR_SCHEME,
     SETTINGS_TEXT_SCALING,
     SETTINGS_FONT,
+    TERMINAL_COPY_FILE,
+    TERMINAL_ARCHIVE,
+    TERMINAL_MAKE_EXECUTABLE,
+    TERMINAL_SORT_LINES,
+    TERMINAL_GREP_LINES,
+    TERMINAL_REPLACE_WORD,
+    SETTINGS_CURSOR_SIZE,
+    SETTINGS_ANIMATIONS_OFF,
+    SETTINGS_CLOCK_FORMAT,
+    TERMINAL_DELETE_FILE,
 )
 
 __all__ = ["DESKTOP_TEMPLATES"]

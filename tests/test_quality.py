@@ -1,0 +1,26 @@
+"""The code stays as STYLE.md asks: ruff check and format clean everywhere, mypy clean on crab_gym/core."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ruff", "check", "crab_gym", "tests", "bench"],
+        ["ruff", "format", "--check", "crab_gym", "tests", "bench"],
+        ["mypy", "crab_gym/core"],
+    ],
+    ids=["ruff-check", "ruff-format", "mypy-core"],
+)
+def test_tool_is_clean(argv):
+    res = subprocess.run([str(BIN / argv[0]), *argv[1:]], cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
