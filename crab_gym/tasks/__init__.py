@@ -13,11 +13,13 @@ __all__ = ["Task", "TaskFileError", "generate_tasks", "load_tasks", "task_from_j
 
 
 def load_tasks(name: str = "v0") -> list[Task]:
-    """Tasks by set name ("v0", "all", "generated": 100 tasks from seed 0) or from a JSON file path."""
+    """Tasks by set name ("v0": the JSON benchmark plus the handmade tasks; "all"; "generated": 100 tasks
+    from seed 0) or from a JSON file path."""
     import crab_gym.tasks.templates  # noqa: F401 - registers the templates task files refer to
+    from crab_gym.tasks.handmade import handmade_tasks
 
     if name in ("v0", "all"):
-        return tasks_from_file(DATA / "v0.json")
+        return tasks_from_file(DATA / "v0.json") + handmade_tasks()
     if name == "generated":
         return generate_tasks(seed=0, n=100)
     path = Path(name)
