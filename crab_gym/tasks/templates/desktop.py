@@ -24,7 +24,7 @@ INTERFACE = "org.gnome.desktop.interface"
 
 # Thunar's detailed list view (ctrl+2) at 1280x800, window maximised: rows are 28 px high, the first centred
 # at y=125. Clicking the name column of a row selects that entry whatever the name's length.
-_THUNAR_NAME_X = 0.25
+_THUNAR_NAME_X = 0.17  # on the file name itself (x=218), where an agent would click
 
 
 def _thunar_row(i: int) -> tuple[float, float]:

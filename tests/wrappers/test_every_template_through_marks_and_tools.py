@@ -1,0 +1,56 @@
+"""Every template's scripted solution still solves its task through SetOfMarks + FunctionCalls: each step
+is sent as an LLM's tool call, with points replaced by the number of the mark that acts there."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+from test_function_calls import solve
+
+import crab_gym  # noqa: F401
+from crab_gym.tasks import load_tasks
+from crab_gym.wrappers import FunctionCalls, SetOfMarks
+
+# one instance of every template: the "-0" task of each, as built by build_v0
+FIRST_OF_EACH = [
+    t.id for t in load_tasks("v0") if t.id.endswith("-0") and not t.id.startswith(("v0-", "handmade"))
+]
+
+
+# Thunar's file list manages its own rows (no tree nodes): OCR gives the file names their marks. files_move
+# (cut, open the subfolder by double-click, paste) does not yet go through marks: see the issue note.
+THUNAR = ("files_move-0", "files_rename-0")
+
+
+@pytest.fixture(scope="module")
+def marked():
+    som = SetOfMarks(gym.make("Crab-v0", tasks="v0", max_steps=60))
+    env = FunctionCalls(som)
+    yield env, som
+    env.close()
+
+
+def test_covers_every_template():
+    from crab_gym.core.tasks import TEMPLATES
+
+    ids = {t.subtasks[0].template.id for t in load_tasks("v0") if t.id in FIRST_OF_EACH}
+    assert ids == {
+        tid for tid, t in TEMPLATES.items() if set(t.platforms) <= {"ubuntu", "android"} and t.platforms
+    }
+
+
+@pytest.mark.parametrize("task_id", [t for t in FIRST_OF_EACH if t not in THUNAR])
+def test_solved_through_marks_and_tool_calls(marked, task_id):
+    env, som = marked
+    info = solve(env, task_id, marks=som)
+    assert info["termination_reason"] == "success", info["feedback"]
+
+
+def test_thunar_rename_solved_through_ocr_marks():
+    som = SetOfMarks(gym.make("Crab-Desktop-v0", tasks="v0", max_steps=60), ocr="tesseract")
+    env = FunctionCalls(som)
+    try:
+        info = solve(env, "files_rename-0", marks=som)
+        assert info["termination_reason"] == "success", info["feedback"]
+    finally:
+        env.close()
