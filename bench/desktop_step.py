@@ -1,6 +1,7 @@
 """Desktop step latency and reset time on a real X session (prints figures, asserts nothing).
 
-- step: CrabEnv.step with a click on an empty part of the desktop (no application reacts), which
+- step: CrabEnv.step with a click on an empty part of the desktop (no application reacts; two spots in
+  turn, since repeated clicks on one spot are spaced by the double-click time), which
   includes XTEST input, settle (damage-quiet window), screenshot, graph update and info; median and p90.
 - floor: the same click plus one screenshot, straight through the X primitives with no settle, measured
   in the same run; the ratio step/floor shows what the env adds.
@@ -41,20 +42,22 @@ def main(steps: int = 200, resets: int = 20) -> None:
     u = env.unwrapped
     env.reset(seed=0)
     x = u.subenvs["ubuntu"].x
-    click = u.encode_action("ubuntu", "click", {"point": (0.5, 0.5)})
-    for _ in range(10):
-        env.step(click)
+    # Clicks alternate between two spots: two clicks on one spot within the double-click time are spaced
+    # out on purpose (so the toolkit never merges them), which would measure that wait instead.
+    clicks = [u.encode_action("ubuntu", "click", {"point": p}) for p in ((0.4, 0.5), (0.6, 0.5))]
+    for i in range(10):
+        env.step(clicks[i % 2])
     wall, settle, evaluate = [], [], []
-    for _ in range(steps):
+    for i in range(steps):
         t = time.perf_counter()
-        _, _, _, _, info = env.step(click)
+        _, _, _, _, info = env.step(clicks[i % 2])
         wall.append(time.perf_counter() - t)
         settle.append(info["timings"]["settle"])
         evaluate.append(info["timings"]["evaluate"])
     floor = []
-    for _ in range(steps):
+    for i in range(steps):
         t = time.perf_counter()
-        x.click(640, 400)
+        x.click(512 if i % 2 else 768, 400)
         x.grab()
         floor.append(time.perf_counter() - t)
     r_plain = []
