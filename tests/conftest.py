@@ -1,7 +1,13 @@
-"""Shared fixtures: a tiny task set over real desktop state, independent of the benchmark's templates."""
+"""Shared fixtures: a tiny task set over real desktop state (independent of the benchmark's templates), and a
+private adb server."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+
+import adbutils
 import pytest
 
 from crab_gym.core.tasks import Step, SubTaskTemplate, Task
@@ -25,3 +31,22 @@ NOTE = SubTaskTemplate(
 def note_task() -> Task:
     sub = NOTE.instantiate(path="~/Documents/note.txt", text="crab <gym> ü")
     return Task("test-note", sub.instruction, [sub])
+
+
+@pytest.fixture(scope="module")
+def adb_port():
+    """A private adb server (its own port), killed when the module is done."""
+    adb = adbutils.adb_path()
+    if not adb or not os.path.exists(adb):
+        pytest.skip("no adb binary")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k != "ADB_SERVER_SOCKET"}
+    subprocess.run(
+        [adb, "-P", str(port), "start-server"], capture_output=True, timeout=30, env=env, check=True
+    )
+    yield port
+    subprocess.run(
+        [adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30, env=env, check=False
+    )

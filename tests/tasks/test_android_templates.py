@@ -4,13 +4,9 @@ in-process phone and through adb; and Crab-Android-v0 end to end (check_env, ora
 from __future__ import annotations
 
 import json
-import os
 import random
-import socket
 import string
-import subprocess
 
-import adbutils
 import gymnasium as gym
 import pytest
 
@@ -60,25 +56,6 @@ SPECS = {a.name: a for a in ACTIONS}
 def make_task(template_id: str, attrs: dict | None = None) -> Task:
     sub = get_template(template_id).instantiate(**(ATTRS[template_id] if attrs is None else attrs))
     return Task(f"test-{template_id}", sub.instruction, [sub])
-
-
-@pytest.fixture(scope="module")
-def adb_port():
-    """A private adb server (its own port), killed when the module is done."""
-    adb = adbutils.adb_path()
-    if not adb or not os.path.exists(adb):
-        pytest.skip("no adb binary")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if k != "ADB_SERVER_SOCKET"}
-    subprocess.run(
-        [adb, "-P", str(port), "start-server"], capture_output=True, timeout=30, env=env, check=True
-    )
-    yield port
-    subprocess.run(
-        [adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30, env=env, check=False
-    )
 
 
 @pytest.fixture(scope="module", params=["sim", "adb-sim"])

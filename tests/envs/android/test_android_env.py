@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import socket
-import subprocess
 
-import adbutils
 import numpy as np
 import pytest
 
@@ -16,26 +12,6 @@ from crab_gym.envs.android import AndroidEnv
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.envs.android.state import parse_rows, same_number
 from crab_gym.envs.base import SubEnvConformance
-
-
-@pytest.fixture(scope="module")
-def adb_port():
-    """A private adb server (its own port), killed when the module is done."""
-    adb = adbutils.adb_path()
-    if not adb or not os.path.exists(adb):
-        pytest.skip("no adb binary")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if k != "ADB_SERVER_SOCKET"}
-    subprocess.run(
-        [adb, "-P", str(port), "start-server"], capture_output=True, timeout=30, env=env, check=True
-    )
-    yield port
-    subprocess.run(
-        [adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30, env=env, check=False
-    )
-
 
 DBS = {
     "/data/data/com.android.providers.contacts/databases/contacts2.db": ("raw_contacts", "data"),
