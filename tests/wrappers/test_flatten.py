@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -197,20 +195,5 @@ def test_sb3_check_env_passes(given):
     e = make(tasks=tasks)
     try:
         sb3.check_env(e, warn=True)
-    finally:
-        e.close()
-
-
-@pytest.mark.slow
-def test_ppo_smoke_run():
-    sb3 = pytest.importorskip("stable_baselines3")
-    e = make(max_steps=8, screen_size=(84, 84))  # SB3's NatureCNN needs frames of 36 px or more
-    try:
-        t0 = time.perf_counter()
-        model = sb3.PPO("MultiInputPolicy", e, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu")
-        model.learn(total_timesteps=64)
-        action, _ = model.predict(e.reset(seed=0)[0], deterministic=True)
-        assert e.action_space.contains(action)
-        assert time.perf_counter() - t0 < 120
     finally:
         e.close()
