@@ -155,7 +155,6 @@ class DesktopEnv(SubEnv):
     # ---- primitives used by actions and task setups -----------------------------------------
     def launch_from_launcher(self, name: str, timeout: float = 40.0) -> bool:
         """Super -> type the name -> Enter in rofi; True once a new application window is active."""
-        s = self._session()
         before = {w.wid for w in self.x.windows()}
         self.x.key_combo(["super"])
         if not self._wait(lambda: self._rofi_ready(), 5.0):
@@ -166,21 +165,16 @@ class DesktopEnv(SubEnv):
         if not self._wait(lambda: not self._rofi_running(), 1.0):
             self._close_launcher()  # nothing matched
             return False
-        opened = self._wait(lambda: self._new_active_window(before), timeout)
-        self.settle(quiet=0.2, timeout=10.0)
-        del s
-        return opened
+        return self._await_new_window(before, timeout)
 
     def open_app(self, app: str, *args: str, timeout: float = 40.0) -> None:
         """Task setup: start a known application (by key of APPS) and wait for its window."""
         if app not in APPS:
             raise ValueError(f"unknown app {app!r}; known: {sorted(APPS)}")
-        s = self._session()
         before = {w.wid for w in self.x.windows()}
-        s.spawn([*APPS[app], *args])
-        if not self._wait(lambda: self._new_active_window(before), timeout):
+        self._session().spawn([*APPS[app], *args])
+        if not self._await_new_window(before, timeout):
             raise DeviceError(f"{app} opened no window within {timeout:.0f} s")
-        self.settle(quiet=0.2, timeout=10.0)
 
     def write_file(self, path: str, content: str | bytes) -> None:
         """Task setup: create a file in the session (owned by the session user)."""
@@ -210,6 +204,12 @@ class DesktopEnv(SubEnv):
             return False
         self.settle(quiet=0.05, timeout=1.0)
         return True
+
+    def _await_new_window(self, before: set[int], timeout: float) -> bool:
+        """Wait until a window not in ``before`` is active, then until the app has settled (drawn, idle)."""
+        opened = self._wait(lambda: self._new_active_window(before), timeout)
+        self.settle(quiet=0.2, timeout=10.0)
+        return opened
 
     def _new_active_window(self, before: set[int]) -> bool:
         win = self.x.active_window()

@@ -97,12 +97,11 @@ class Slot:
 class XvfbSession:
     """One live X session. ``start()`` once, ``reset()`` per episode, ``close()`` at the end."""
 
-    def __init__(self, size: tuple[int, int] = (1280, 800), apps_timeout: float = 20.0) -> None:
+    def __init__(self, size: tuple[int, int] = (1280, 800)) -> None:
         missing = [p for p in REQUIRED_PROGRAMS if shutil.which(p) is None]
         if missing:
             raise DeviceError(f"xvfb backend needs {missing} on PATH (see README: scripts/setup.sh)")
         self.size = size
-        self.apps_timeout = apps_timeout
         self.slot = Slot()
         self.user = self.slot.user
         self.display_name = ""  # Xvfb picks a free display number at start
@@ -372,19 +371,6 @@ class XvfbSession:
                     os.chown(os.path.join(root, n), self.user.uid, self.user.gid, follow_symlinks=False)
 
     # ---- helpers used by the sub-env ----------------------------------------------------------
-    def launch(self, argv: Sequence[str], wait_window: bool = True, timeout: float | None = None) -> None:
-        """Start an application and (optionally) wait until a new window is mapped and active."""
-        assert self.x is not None
-        before = {w.wid for w in self.x.windows()}
-        proc = self.spawn(argv)
-        if wait_window:
-            self._wait(
-                lambda: any(w.wid not in before for w in self.x.windows()),
-                timeout or self.apps_timeout,
-                f"a window of {argv[0]}",
-            )
-            del proc
-
     def agent_client(self) -> AgentClient:
         """The in-session agent (named read operations only, e.g. the accessibility tree), started lazily."""
         if self.agent is None or not self.agent.alive():
