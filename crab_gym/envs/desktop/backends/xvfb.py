@@ -26,6 +26,8 @@ from crab_gym.envs.desktop.agent_client import AgentClient
 from crab_gym.envs.desktop.x11 import X11Display
 
 TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
+AGENT_SOURCE = Path(__file__).resolve().parent.parent / "session_agent.py"
+SYSTEM_PYTHON = "/usr/bin/python3"
 RUN_ROOT = Path(os.environ.get("CRAB_GYM_RUNDIR", "/tmp/crab-gym"))
 MAX_SLOTS = 64
 FIRST_DISPLAY = 100
@@ -374,9 +376,16 @@ class XvfbSession:
     def agent_client(self) -> AgentClient:
         """The in-session agent (named read operations only, e.g. the accessibility tree), started lazily."""
         if self.agent is None or not self.agent.alive():
+            # The agent is one stdlib-only file: copied into the session's own run dir and run by Debian's
+            # python3 (which has pyatspi), it works even where the session user cannot read our checkout
+            # or virtualenv (e.g. a clone inside a 0700 temporary directory).
+            script = self.run_dir / "session_agent.py"
+            shutil.copyfile(AGENT_SOURCE, script)
+            self._chown_tree(script)
+            python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
             proc = subprocess.Popen(
-                [sys.executable, "-m", "crab_gym.envs.desktop.session_agent"],
-                env={**self.env(), "PYTHONPATH": _package_parent()},
+                [python, str(script)],
+                env=self.env(),
                 cwd=self.home,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -454,7 +463,3 @@ def _free_display(first: int) -> int:
             except PermissionError:
                 pass
         n += MAX_SLOTS
-
-
-def _package_parent() -> str:
-    return str(Path(__file__).resolve().parents[4])
