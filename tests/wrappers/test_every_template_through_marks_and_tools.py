@@ -17,11 +17,6 @@ FIRST_OF_EACH = [
 ]
 
 
-# Thunar's file list manages its own rows (no tree nodes): OCR gives the file names their marks. files_move
-# (cut, open the subfolder by double-click, paste) does not yet go through marks: see the issue note.
-THUNAR = ("files_move-0", "files_rename-0")
-
-
 @pytest.fixture(scope="module")
 def marked():
     som = SetOfMarks(gym.make("Crab-v0", tasks="v0", max_steps=60))
@@ -39,7 +34,7 @@ def test_covers_every_template():
     }
 
 
-@pytest.mark.parametrize("task_id", [t for t in FIRST_OF_EACH if t not in THUNAR])
+@pytest.mark.parametrize("task_id", FIRST_OF_EACH)
 def test_solved_through_marks_and_tool_calls(marked, task_id):
     env, som = marked
     info = solve(env, task_id, marks=som)

@@ -15,6 +15,10 @@ from typing import Any
 
 MAX_NODES = 4000
 MAX_TEXT = 20000
+MAX_CHILDREN = 500
+# A container that manages its descendants is walked only when it is small: a file list's rows are worth
+# marking, while a Calc sheet reports billions of cells.
+MAX_MANAGED_CHILDREN = 1000
 INTERESTING_STATES = (
     "focused",
     "selected",
@@ -33,7 +37,7 @@ TEXT_ROLES = frozenset(
 
 
 def _atspi_tree(max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
-    """Flattened accessibility tree of every application; subtrees that manage descendants are skipped."""
+    """Flattened accessibility tree of every application; huge subtrees that manage descendants are skipped."""
     import pyatspi
 
     out: list[dict[str, Any]] = []
@@ -73,9 +77,11 @@ def _atspi_tree(max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
                     pass
             index = len(out)
             out.append(node)
-            if not showing or states.contains(pyatspi.STATE_MANAGES_DESCENDANTS) or depth > 40:
+            count = acc.childCount
+            managed = states.contains(pyatspi.STATE_MANAGES_DESCENDANTS)
+            if not showing or depth > 40 or (managed and count > MAX_MANAGED_CHILDREN):
                 return
-            for i in range(min(acc.childCount, 500)):
+            for i in range(min(count, MAX_CHILDREN)):
                 visit(acc.getChildAtIndex(i), app, depth + 1, index)
         except Exception:  # an app that dies mid-walk must not kill the agent
             return
