@@ -16,6 +16,7 @@ from Xlib.error import ConnectionClosedError, DisplayError, XError
 
 from crab_gym.core.actions import ActionSpec
 from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement
+from crab_gym.envs.desktop.a11y_geometry import screen_boxes
 from crab_gym.envs.desktop.actions import ACTIONS
 from crab_gym.envs.desktop.backends.xvfb import XvfbSession
 from crab_gym.envs.desktop.state import DesktopState
@@ -136,8 +137,8 @@ class DesktopEnv(SubEnv):
     def ui_elements(self) -> list[UIElement]:
         w, h = self._size
         out = []
-        for n in self.state().a11y():
-            box = n.get("box")
+        nodes = self.state().a11y()
+        for n, box in zip(nodes, screen_boxes(nodes), strict=True):
             if n["role"] not in INTERACTIVE_ROLES or not box or "showing" not in n["states"]:
                 continue
             x, y, bw, bh = box

@@ -37,7 +37,7 @@ TEXT_ROLES = frozenset(
 
 
 def _atspi_tree(max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
-    """Flattened accessibility tree of every application; huge subtrees that manage descendants are skipped."""
+    """Flattened accessibility tree of every application; huge managed subtrees are skipped."""
     import pyatspi
 
     out: list[dict[str, Any]] = []
@@ -79,7 +79,19 @@ def _atspi_tree(max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
             out.append(node)
             count = acc.childCount
             managed = states.contains(pyatspi.STATE_MANAGES_DESCENDANTS)
-            if not showing or depth > 40 or (managed and count > MAX_MANAGED_CHILDREN):
+            # A container laid out at zero width or height shows none of its children (LibreOffice keeps
+            # such a hidden menu bar under the native one; its menus still say "showing").
+            collapsed = node["box"] is not None and 0 in node["box"][2:]
+            # A menu in a menu bar or menu lists its items only while it is open (selected); a closed
+            # menu's items are all hidden, and each would cost a round trip to find that out.
+            closed_menu = (
+                role == "menu"
+                and 0 <= parent
+                and out[parent]["role"] in ("menu bar", "menu")
+                and not states.contains(pyatspi.STATE_SELECTED)
+            )
+            huge = managed and count > MAX_MANAGED_CHILDREN
+            if not showing or collapsed or closed_menu or huge or depth > 40:
                 return
             for i in range(min(count, MAX_CHILDREN)):
                 visit(acc.getChildAtIndex(i), app, depth + 1, index)
