@@ -101,7 +101,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     import crab_gym  # noqa: F401
-    from crab_gym.baselines import OracleAgent, RandomAgent
+    from crab_gym.baselines import LLMAgent, OracleAgent, RandomAgent
     from crab_gym.core.metrics import format_table
     from crab_gym.runner import evaluate, write_report
 
@@ -115,12 +115,24 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             max_steps = max([20] + [len(t.solution()) + 10 for t in load_tasks(args.tasks)])
         except ValueError:
             max_steps = 20
-    env = gym.make(env_id, devices=devices, tasks=args.tasks, max_steps=max_steps)
-    agents = {"oracle": lambda: OracleAgent(env), "random": lambda: RandomAgent(env, seed=args.seed)}
-    if args.agent not in agents:
-        print(f"unknown agent {args.agent!r}; choose from {sorted(agents)}", file=sys.stderr)
+    if args.agent not in ("oracle", "random", "llm"):
+        print(f"unknown agent {args.agent!r}; choose from llm, oracle, random", file=sys.stderr)
         return 2
-    agent = agents[args.agent]()
+    if args.agent == "llm" and not args.model:
+        print("--agent llm needs --model (and --base-url for a server other than OpenAI's)", file=sys.stderr)
+        return 2
+    env = gym.make(env_id, devices=devices, tasks=args.tasks, max_steps=max_steps)
+    if args.agent == "llm":
+        from crab_gym.wrappers import FunctionCalls, SetOfMarks
+
+        if args.marks:
+            env = SetOfMarks(env, ocr=args.ocr or None)
+        env = FunctionCalls(env)
+        agent = LLMAgent(env, model=args.model, base_url=args.base_url or None, json_mode=args.json_mode)
+    elif args.agent == "random":
+        agent = RandomAgent(env, seed=args.seed)
+    else:
+        agent = OracleAgent(env)
     ids = env.unwrapped.task_ids()
     if args.limit:
         ids = ids[: args.limit]
@@ -169,7 +181,19 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--jobs", type=int, default=4, help="validate: processes, each with its own env")
     t.set_defaults(func=_cmd_tasks)
     e = sub.add_parser("eval", help="run an agent over tasks and print the metrics table")
-    e.add_argument("--agent", default="oracle", help="oracle | random")
+    e.add_argument("--agent", default="oracle", help="oracle | random | llm")
+    e.add_argument("--model", default="", help="llm: the model name the server knows")
+    e.add_argument("--base-url", default="", help="llm: a Chat Completions server (default: OPENAI_BASE_URL)")
+    e.add_argument("--json-mode", action="store_true", help="llm: calls as JSON in text, no tools")
+    e.add_argument(
+        "--marks",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="llm: Set-of-Marks (numbered elements)",
+    )
+    e.add_argument(
+        "--ocr", default="", help="llm: an OCR engine for marks too (rapidocr-det, tesseract, ...)"
+    )
     e.add_argument("--tasks", default="v0")
     e.add_argument("--devices", default="ubuntu", help="comma-separated: ubuntu,android")
     e.add_argument(
