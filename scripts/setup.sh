@@ -32,6 +32,8 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import gi" 2>/dev/null; t
   rm -rf .venv
   /usr/bin/python3 -m venv --system-site-packages .venv
 fi
-.venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
-.venv/bin/python -m pip install -q -e ".[test,android,androidenv,marks,sb3]" 2>&1 | grep -v "^WARNING: Location" || true
+# pip's noise about absent local index folders is dropped; a failed install still stops the setup.
+quiet_pip() { .venv/bin/python -m pip "$@" 2>&1 | { grep -v "^WARNING: Location" || true; }; }
+quiet_pip install -q --upgrade pip || echo "setup: could not upgrade pip; going on with the one we have"
+quiet_pip install -q -e ".[test,android,androidenv,marks,sb3,llm]"
 .venv/bin/python -c "import crab_gym, gymnasium, pyatspi" || { echo "setup: the venv is broken" >&2; exit 1; }
