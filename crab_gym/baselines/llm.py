@@ -48,7 +48,8 @@ class LLMAgent:
     ``json_mode=True`` sends no ``tools`` (for models without tool calling): the tools are described in the
     system prompt and the model answers with a JSON object in text, which FunctionCalls parses. ``history``
     is how many earlier turns stay in the chat (their screens replaced by a note). ``max_side`` scales
-    screens down before sending (None: as captured).
+    screens down before sending (None: as captured). ``request_options`` are added to every request and
+    win over the defaults (``tool_choice="required"``, ``parallel_tool_calls=False``, ``temperature``).
     """
 
     name = "llm"
@@ -113,11 +114,12 @@ class LLMAgent:
         self._trim()
         self._turns.append(len(self.messages))
         self.messages.append({"role": "user", "content": parts + self._screens(obs, info)})
-        request: dict[str, Any] = {"model": self.model, "messages": self.messages, **self.request_options}
+        request: dict[str, Any] = {"model": self.model, "messages": self.messages}
         if self.temperature is not None:
-            request.setdefault("temperature", self.temperature)
+            request["temperature"] = self.temperature
         if not self.json_mode:
             request.update(tools=self._tools, tool_choice="required", parallel_tool_calls=False)
+        request.update(self.request_options)  # e.g. {"tool_choice": "auto"} for servers without "required"
         response = self.client.chat.completions.create(**request)
         usage = getattr(response, "usage", None)
         if usage is not None and getattr(usage, "total_tokens", None) is not None:

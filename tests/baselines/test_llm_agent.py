@@ -98,7 +98,10 @@ def test_json_mode_reads_calls_from_text():
 
     server = ChatServer(model)
     try:
-        agent = LLMAgent(env, model="scripted", base_url=server.base_url, api_key="test", json_mode=True)
+        agent = LLMAgent(
+            env, model="scripted", base_url=server.base_url, api_key="test", json_mode=True,
+            request_options={"max_tokens": 64, "temperature": 0.5},
+        )  # fmt: skip
         record = run_episode(env, agent, TASK)
     finally:
         server.close()
@@ -106,6 +109,7 @@ def test_json_mode_reads_calls_from_text():
     assert record.success and record.invalid_actions == 0, record
     first, second = server.requests[0], server.requests[1]
     assert "tools" not in first and '"name": "<tool name>"' in first["messages"][0]["content"]
+    assert first["max_tokens"] == 64 and first["temperature"] == 0.5
     assert second["messages"][-1]["content"][0]["text"].startswith("Result of your last action: Done")
 
 
