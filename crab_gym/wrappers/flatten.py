@@ -1,26 +1,28 @@
 """FlattenActions: MultiDiscrete actions and a flat Dict of Boxes, for Stable-Baselines3 and other RL tools.
 
-Action: ``MultiDiscrete`` over (device, action, then one block per parameter of the env's action Dict, in
-name order): a point parameter is two dims (x cell, y cell of a grid; the cell centre is the point), a
-Discrete parameter (a Literal, a bool, a bounded int) one dim of its own, a list-of-Literal parameter one dim
-per slot (0 = unused), a text parameter one dim indexing the text candidates of the episode. Every parameter
-has its own dims because one action may need several at once (swipe: direction and distance; drag: start
-and end). A dim an action does not use is ignored; ``dims`` names them. A device/action pair that does not
-exist, or a text index past the candidates (an empty text), is an invalid action of the env (counted, no
-device touched).
+Action: ``MultiDiscrete`` over (device, action, then one block per parameter of the wrapped env's action
+Dict, in name order): a point (a ``Box`` of 2) is two dims (x cell, y cell of a grid; the cell centre is the
+point), a ``Discrete`` parameter (a Literal, a bool, a bounded int, a Set-of-Marks element id) one dim of
+its own, a ``MultiDiscrete`` one dim per slot (0 = unused), a ``Text`` one dim indexing the text candidates
+of the episode. Over the CrabEnv a position is a grid cell; over SetOfMarks it is an element id. Every
+parameter has its own dims because one action may need several at once (swipe: direction and distance;
+drag: start and end). A dim an action does not use is ignored; ``dims`` names them. A device/action pair
+that does not exist, an element that is not on the screen, or a text index past the candidates (an empty
+text), is an invalid action of the env (counted, no device touched).
 
 Text candidates come from the instruction at reset: quoted strings, paths, tokens with digits, then other
 words, in order of appearance, without duplicates (``info["text_candidates"]`` at reset).
 
 Observation: the inner observation flattened to one level (``android_screen``, ``instruction``; keys joined
-with ``_`` since torch module names cannot hold dots), Boxes only; frames under a ``screen`` key are shrunk
-with Pillow to ``screen_size`` (an int: longest side, aspect kept; ``(w, h)``: exact; None: unchanged).
+with ``_`` since torch module names cannot hold dots), Boxes only: frames under a ``screen`` key are shrunk
+with Pillow to ``screen_size`` (an int: longest side, aspect kept; ``(w, h)``: exact; None: unchanged), and
+every other Box is one vector (Set-of-Marks boxes ``(N, 4)`` become ``(4N,)``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -29,6 +31,7 @@ from gymnasium import spaces
 from PIL import Image
 
 from crab_gym.spaces import decode_instruction
+from crab_gym.wrappers.set_of_marks import element_param
 
 __all__ = ["FlattenActions", "text_candidates"]
 
@@ -63,10 +66,10 @@ def _flat_spaces(space: spaces.Dict, prefix: str = "") -> dict[str, tuple[tuple[
 
 
 class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """CrabEnv with a MultiDiscrete action and a flat Dict-of-Box observation (see the module docstring).
+    """The env with a MultiDiscrete action and a flat Dict-of-Box observation (see the module docstring).
 
-    Apply it to the CrabEnv or over wrappers that leave the action alone (not SetOfMarks): it decodes
-    actions with the env's own codec.
+    It reads the wrapped env's action space -- ``Tuple(device, action, Dict(params))``, as CrabEnv and
+    SetOfMarks define it -- and builds actions by name with the wrapped env's ``encode_action``.
     """
 
     def __init__(
@@ -80,33 +83,30 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
             self, grid=grid, max_text_candidates=max_text_candidates, screen_size=screen_size
         )
         gym.Wrapper.__init__(self, env)
-        self.codec = env.unwrapped.codec  # type: ignore[attr-defined]
-        if env.action_space != self.codec.space:
-            raise TypeError(
-                "FlattenActions decodes actions with CrabEnv's own action tuple, but a wrapper below it "
-                f"changed the action space (to {env.action_space}); apply FlattenActions to the CrabEnv"
-            )
+        self._encode_action = env.get_wrapper_attr("encode_action")
+        device, action, params = _action_parts(env.action_space)
         self.grid = (int(grid[0]), int(grid[1]))
         self.max_text_candidates = int(max_text_candidates)
         self.text_candidates: list[str] = []
+        self.params: list[tuple[str, str, spaces.Space]] = []  # (name, kind, space), name order
         self.dims: list[str] = ["device", "action"]
-        sizes = [len(self.codec.subenvs), self.codec.max_actions]
-        for name, c in sorted(self.codec.codecs.items()):
-            if c.kind == "point":
+        sizes = [int(device.n), int(action.n)]
+        for name, space in sorted(params.spaces.items()):
+            kind = _kind(name, space)
+            self.params.append((name, kind, space))
+            if kind == "point":
                 self.dims += [f"{name}.x", f"{name}.y"]
                 sizes += list(self.grid)
-            elif c.kind in ("choice", "int"):
+            elif kind == "discrete":
                 self.dims.append(name)
-                sizes.append(int(c.space.n))
-            elif c.kind == "choices":
-                nvec = [int(n) for n in c.space.nvec]
+                sizes.append(int(space.n))  # type: ignore[attr-defined]
+            elif kind == "slots":
+                nvec = [int(n) for n in space.nvec]  # type: ignore[attr-defined]
                 self.dims += [f"{name}[{i}]" for i in range(len(nvec))]
                 sizes += nvec
-            elif c.kind == "text":
+            else:  # text
                 self.dims.append(name)
                 sizes.append(self.max_text_candidates)
-            else:
-                raise TypeError(f"FlattenActions: parameter {name!r} of kind {c.kind!r} has no flat encoding")
         self.action_space = spaces.MultiDiscrete(sizes)
         self._nvec = sizes
         self._leaves = _flat_spaces(env.observation_space)  # type: ignore[arg-type]
@@ -125,6 +125,10 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 size = _fit(shape[1], shape[0], screen_size)
                 self._sizes[key] = size
                 entries[key] = spaces.Box(0, 255, (size[1], size[0], shape[2]), np.uint8)
+            elif isinstance(leaf, spaces.Box) and path[-1] != "screen" and len(leaf.shape) != 1:
+                # vectors for RL libraries: marks (N, 4) -> (4N,), a count () -> (1,)
+                n = int(np.prod(leaf.shape))
+                entries[key] = spaces.Box(leaf.low.reshape(n), leaf.high.reshape(n), (n,), leaf.dtype)
             else:
                 entries[key] = leaf
         self.observation_space = spaces.Dict(entries)
@@ -132,7 +136,7 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     # ---- actions ------------------------------------------------------------------------------
     def decode(self, action: Any) -> tuple:
-        """The env's action tuple (device, action, params) for a MultiDiscrete action."""
+        """The wrapped env's action tuple (device, action, params) for a MultiDiscrete action."""
         a = [int(v) for v in np.asarray(action, dtype=np.int64).reshape(-1)]
         if len(a) != len(self.dims):
             raise ValueError(
@@ -141,15 +145,15 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
         gx, gy = self.grid
         params: dict[str, Any] = {}
         i = 2
-        for name, c in sorted(self.codec.codecs.items()):
-            if c.kind == "point":
+        for name, kind, space in self.params:
+            if kind == "point":
                 params[name] = np.array([(a[i] + 0.5) / gx, (a[i + 1] + 0.5) / gy], dtype=np.float32)
                 i += 2
-            elif c.kind in ("choice", "int"):
-                params[name] = int(getattr(c.space, "start", 0)) + a[i]
+            elif kind == "discrete":
+                params[name] = int(space.start) + a[i]  # type: ignore[attr-defined]
                 i += 1
-            elif c.kind == "choices":
-                k = len(c.space.nvec)
+            elif kind == "slots":
+                k = len(space.nvec)  # type: ignore[attr-defined]
                 params[name] = np.asarray(a[i : i + k], dtype=np.int64)
                 i += k
             else:  # text
@@ -158,21 +162,22 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return (a[0], a[1], params)
 
     def encode(self, device: str, action: str, params: Mapping[str, Any] | None = None) -> np.ndarray:
-        """The MultiDiscrete action nearest to (device, action, python params): points snap to their cell;
-        a text must be one of the current ``text_candidates`` (else ValueError)."""
-        dev, act, full = self.codec.encode(device, action, params)
+        """The MultiDiscrete action nearest to (device, action, python params), built by the wrapped env's
+        ``encode_action`` (over SetOfMarks a point becomes the id of the mark there): points snap to their
+        cell; a text must be one of the current ``text_candidates`` (else ValueError)."""
+        dev, act, full = self._encode_action(device, action, params)
         given = set(params or {})
         gx, gy = self.grid
-        out = [dev, act]
-        for name, c in sorted(self.codec.codecs.items()):
+        out = [int(dev), int(act)]
+        for name, kind, space in self.params:
             v = full[name]
-            if c.kind == "point":
+            if kind == "point":
                 x, y = (float(t) for t in np.asarray(v).reshape(-1))
                 out += [min(int(x * gx), gx - 1), min(int(y * gy), gy - 1)]
-            elif c.kind in ("choice", "int"):
-                out.append(int(v) - int(getattr(c.space, "start", 0)))
-            elif c.kind == "choices":
-                out += [int(t) for t in v]
+            elif kind == "discrete":
+                out.append(int(np.asarray(v).item()) - int(space.start))  # type: ignore[attr-defined]
+            elif kind == "slots":
+                out += [int(t) for t in np.asarray(v).reshape(-1)]
             elif name in given:
                 if v not in self.text_candidates[: self.max_text_candidates]:
                     raise ValueError(
@@ -185,16 +190,36 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def action_masks(self) -> np.ndarray:
         """Per-dim masks, concatenated (sb3-contrib MaskablePPO's MultiDiscrete format): text dims offer
-        only the current candidates. Which (device, action) pairs exist cannot be said per dim: see
-        ``env.unwrapped.action_masks()``."""
-        parts = []
-        for name, n in zip(self.dims, self._nvec, strict=True):
-            m = np.ones(int(n), dtype=bool)
-            kind = self.codec.codecs[name].kind if name in self.codec.codecs else ""
-            if kind == "text" and self.text_candidates:
-                m[len(self.text_candidates) :] = False
-            parts.append(m)
+        only the current candidates, element dims only ids some screen has now. Which (device, action)
+        pairs exist cannot be said per dim: see ``env.unwrapped.action_masks()``."""
+        marks = self._mark_counts()
+        parts = [np.ones(n, dtype=bool) for n in self._nvec[:2]]
+        for name, kind, space in self.params:
+            if kind == "point":
+                parts += [np.ones(n, dtype=bool) for n in self.grid]
+            elif kind == "slots":
+                parts += [np.ones(int(n), dtype=bool) for n in space.nvec]  # type: ignore[attr-defined]
+            elif kind == "text":
+                m = np.ones(self.max_text_candidates, dtype=bool)
+                if self.text_candidates:
+                    m[len(self.text_candidates) :] = False
+                parts.append(m)
+            else:
+                m = np.ones(int(space.n), dtype=bool)  # type: ignore[attr-defined]
+                if marks.get(name):  # element ids start at space.start; the first marks[name] exist
+                    m[marks[name] :] = False
+                parts.append(m)
         return np.concatenate(parts)
+
+    def _mark_counts(self) -> dict[str, int]:
+        """{element parameter: most marks on any screen now}, when SetOfMarks is below."""
+        try:
+            marks = self.env.get_wrapper_attr("marks")
+            point_params = self.env.get_wrapper_attr("point_params")
+        except AttributeError:
+            return {}
+        most = max((len(m) for m in marks.values()), default=0)
+        return {element_param(p): most for p in point_params}
 
     # ---- the loop -----------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -221,8 +246,36 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
             elif self._sizes.get(key) is not None:
                 out[key] = _resize(np.asarray(value), self._sizes[key])  # type: ignore[arg-type]
             else:
-                out[key] = np.array(value, dtype=leaf.dtype, copy=True)
+                out[key] = np.array(value, dtype=leaf.dtype, copy=True).reshape(self._shapes[key])
         return out
+
+
+def _action_parts(space: spaces.Space) -> tuple[spaces.Discrete, spaces.Discrete, spaces.Dict]:
+    parts: Sequence[spaces.Space] = getattr(space, "spaces", ())
+    if not (
+        isinstance(space, spaces.Tuple)
+        and len(parts) == 3
+        and isinstance(parts[0], spaces.Discrete)
+        and isinstance(parts[1], spaces.Discrete)
+        and isinstance(parts[2], spaces.Dict)
+    ):
+        raise TypeError(
+            "FlattenActions needs the Tuple(device, action, Dict(params)) action of CrabEnv or SetOfMarks "
+            f"below it; got {space}"
+        )
+    return parts[0], parts[1], parts[2]  # type: ignore[return-value]
+
+
+def _kind(name: str, space: spaces.Space) -> str:
+    if isinstance(space, spaces.Box) and space.shape == (2,):
+        return "point"
+    if isinstance(space, spaces.Discrete):
+        return "discrete"
+    if isinstance(space, spaces.MultiDiscrete) and len(space.shape) == 1:
+        return "slots"
+    if isinstance(space, spaces.Text):
+        return "text"
+    raise TypeError(f"FlattenActions: parameter {name!r} with space {space} has no flat encoding")
 
 
 def _fit(w: int, h: int, size: int | tuple[int, int]) -> tuple[int, int]:

@@ -91,12 +91,43 @@ def test_both_screens_flatten_on_crab_v0():
         e.close()
 
 
-def test_refuses_an_env_whose_actions_were_changed_below_it():
+def test_over_set_of_marks_positions_are_element_ids():
     from crab_gym.wrappers import SetOfMarks
 
-    inner = SetOfMarks(gym.make("Crab-Android-v0", tasks=TASKS), detector=False)
+    e = FlattenActions(SetOfMarks(gym.make("Crab-Android-v0", tasks=TASKS), detector=False))
     try:
-        with pytest.raises(TypeError, match="apply FlattenActions to the CrabEnv"):
+        assert "element" in e.dims and "point.x" not in e.dims
+        assert e.action_space.nvec[e.dims.index("element")] == e.env.max_marks
+        assert {"android_marks", "android_mark_count"} <= set(e.observation_space.spaces)
+        for task_id in TASKS:  # the scripted points become the ids of the marks there, one step at a time
+            obs, info = e.reset(seed=0, options={"task": task_id})
+            for step in e.unwrapped.task.solution():
+                obs, reward, terminated, truncated, info = e.step(
+                    e.encode(step.env, step.action, step.params)
+                )
+                assert "invalid_action" not in info, info["invalid_action"]
+            assert info["success"], (task_id, info["feedback"])
+            assert e.observation_space.contains(obs)
+        # the element dim offers only ids on the screen now; an id past them is an invalid action
+        e.reset(seed=0, options={"task": TASKS[0]})
+        count = len(e.env.marks["android"])
+        start = int(e.action_space.nvec[: e.dims.index("element")].sum())
+        mask = e.action_masks()[start : start + e.env.max_marks]
+        assert mask.sum() == count and mask[:count].all()
+        a = e.encode("android", "tap", {"element": 1})
+        a[e.dims.index("element")] = e.env.max_marks - 1
+        _, _, _, _, info = e.step(a)
+        assert f"element {e.env.max_marks} is not on the android screen" in info["invalid_action"]
+    finally:
+        e.close()
+
+
+def test_refuses_an_action_space_it_cannot_flatten():
+    from crab_gym.wrappers import FunctionCalls
+
+    inner = FunctionCalls(gym.make("Crab-Android-v0", tasks=TASKS))
+    try:
+        with pytest.raises(TypeError, match="Tuple\\(device, action, Dict\\(params\\)\\)"):
             FlattenActions(inner)
     finally:
         inner.close()
@@ -188,11 +219,16 @@ def test_gymnasium_check_env_passes():
         e.close()
 
 
-@pytest.mark.parametrize("given", ["ids", "tasks"])
+@pytest.mark.parametrize("given", ["ids", "tasks", "marks"])
 def test_sb3_check_env_passes(given):
     sb3 = pytest.importorskip("stable_baselines3.common.env_checker")
-    tasks = TASKS if given == "ids" else [t for t in load_tasks("v0") if t.id in TASKS]
-    e = make(tasks=tasks)
+    tasks = TASKS if given != "tasks" else [t for t in load_tasks("v0") if t.id in TASKS]
+    if given == "marks":
+        from crab_gym.wrappers import SetOfMarks
+
+        e = FlattenActions(SetOfMarks(gym.make("Crab-Android-v0", tasks=tasks), detector=False))
+    else:
+        e = make(tasks=tasks)
     try:
         sb3.check_env(e, warn=True)
     finally:
