@@ -169,8 +169,5 @@ class LLMAgent:
             content = self.messages[start]["content"]
             if isinstance(content, list):
                 self.messages[start]["content"] = [
-                    p
-                    if p.get("type") != "image_url"
-                    else {"type": "text", "text": "(earlier screen omitted)"}
-                    for p in content
+                    p if p.get("type") != "image_url" else dict(OMITTED_SCREEN) for p in content
                 ]

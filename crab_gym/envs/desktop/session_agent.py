@@ -77,8 +77,6 @@ def _atspi_tree(max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
                     pass
             index = len(out)
             out.append(node)
-            count = acc.childCount
-            managed = states.contains(pyatspi.STATE_MANAGES_DESCENDANTS)
             # A container laid out at zero width or height shows none of its children (LibreOffice keeps
             # such a hidden menu bar under the native one; its menus still say "showing").
             collapsed = node["box"] is not None and 0 in node["box"][2:]
@@ -90,8 +88,10 @@ def _atspi_tree(max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
                 and out[parent]["role"] in ("menu bar", "menu")
                 and not states.contains(pyatspi.STATE_SELECTED)
             )
-            huge = managed and count > MAX_MANAGED_CHILDREN
-            if not showing or collapsed or closed_menu or huge or depth > 40:
+            if not showing or collapsed or closed_menu or depth > 40:
+                return
+            count = acc.childCount
+            if states.contains(pyatspi.STATE_MANAGES_DESCENDANTS) and count > MAX_MANAGED_CHILDREN:
                 return
             for i in range(min(count, MAX_CHILDREN)):
                 visit(acc.getChildAtIndex(i), app, depth + 1, index)
