@@ -9,14 +9,16 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import crab_gym  # noqa: F401
 from crab_gym.tasks import load_tasks
-from crab_gym.wrappers import FlattenActions, text_candidates
+from crab_gym.wrappers import FlattenActions, SetOfMarks, text_candidates
 
 TASKS = ["contacts_add-0", "sms_send-1", "files_delete-0", "settings_dark_theme-0"]
 
 
-def make(tasks=TASKS, env_id: str = "Crab-Android-v0", **kwargs) -> FlattenActions:
+def make(tasks=TASKS, env_id: str = "Crab-Android-v0", marks: bool = False, **kwargs) -> FlattenActions:
+    """FlattenActions over the env, or over SetOfMarks (tree marks only) on it with ``marks``."""
     inner_kwargs = {k: kwargs.pop(k) for k in ("max_steps", "max_invalid_actions") if k in kwargs}
-    env = FlattenActions(gym.make(env_id, tasks=tasks, **inner_kwargs), **kwargs)
+    inner = gym.make(env_id, tasks=tasks, **inner_kwargs)
+    env = FlattenActions(SetOfMarks(inner, detector=False) if marks else inner, **kwargs)
     env.unwrapped.subenvs["root"].time_scale = 0.0  # random policies call wait(5): no real sleeping
     return env
 
@@ -24,6 +26,13 @@ def make(tasks=TASKS, env_id: str = "Crab-Android-v0", **kwargs) -> FlattenActio
 @pytest.fixture(scope="module")
 def env():
     e = make(max_invalid_actions=100)
+    yield e
+    e.close()
+
+
+@pytest.fixture(scope="module")
+def marked():
+    e = make(marks=True)
     yield e
     e.close()
 
@@ -91,35 +100,21 @@ def test_both_screens_flatten_on_crab_v0():
         e.close()
 
 
-def test_over_set_of_marks_positions_are_element_ids():
-    from crab_gym.wrappers import SetOfMarks
-
-    e = FlattenActions(SetOfMarks(gym.make("Crab-Android-v0", tasks=TASKS), detector=False))
-    try:
-        assert "element" in e.dims and "point.x" not in e.dims
-        assert e.action_space.nvec[e.dims.index("element")] == e.env.max_marks
-        assert {"android_marks", "android_mark_count"} <= set(e.observation_space.spaces)
-        for task_id in TASKS:  # the scripted points become the ids of the marks there, one step at a time
-            obs, info = e.reset(seed=0, options={"task": task_id})
-            for step in e.unwrapped.task.solution():
-                obs, reward, terminated, truncated, info = e.step(
-                    e.encode(step.env, step.action, step.params)
-                )
-                assert "invalid_action" not in info, info["invalid_action"]
-            assert info["success"], (task_id, info["feedback"])
-            assert e.observation_space.contains(obs)
-        # the element dim offers only ids on the screen now; an id past them is an invalid action
-        e.reset(seed=0, options={"task": TASKS[0]})
-        count = len(e.env.marks["android"])
-        start = int(e.action_space.nvec[: e.dims.index("element")].sum())
-        mask = e.action_masks()[start : start + e.env.max_marks]
-        assert mask.sum() == count and mask[:count].all()
-        a = e.encode("android", "tap", {"element": 1})
-        a[e.dims.index("element")] = e.env.max_marks - 1
-        _, _, _, _, info = e.step(a)
-        assert f"element {e.env.max_marks} is not on the android screen" in info["invalid_action"]
-    finally:
-        e.close()
+def test_over_set_of_marks_positions_are_element_ids(marked):
+    e = marked
+    assert "element" in e.dims and "point.x" not in e.dims
+    assert e.action_space.nvec[e.dims.index("element")] == e.env.max_marks
+    assert {"android_marks", "android_mark_count"} <= set(e.observation_space.spaces)
+    # the element dim offers only ids on the screen now; an id past them is an invalid action
+    e.reset(seed=0, options={"task": TASKS[0]})
+    count = len(e.env.marks["android"])
+    start = int(e.action_space.nvec[: e.dims.index("element")].sum())
+    mask = e.action_masks()[start : start + e.env.max_marks]
+    assert mask.sum() == count and mask[:count].all()
+    a = e.encode("android", "tap", {"element": 1})
+    a[e.dims.index("element")] = e.env.max_marks - 1
+    _, _, _, _, info = e.step(a)
+    assert f"element {e.env.max_marks} is not on the android screen" in info["invalid_action"]
 
 
 def test_refuses_an_action_space_it_cannot_flatten():
@@ -158,7 +153,10 @@ def test_a_flat_action_decodes_to_the_intended_tuple(env):
         assert (dev.name, act.name, params) == (device, name, act.validate(p))
 
 
-def test_scripted_solutions_solve_through_flat_actions(env):
+@pytest.mark.parametrize("wrapped", ["env", "marked"])
+def test_scripted_solutions_solve_through_flat_actions(wrapped, request):
+    """Over SetOfMarks the scripted points become the ids of the marks there, one step at a time."""
+    env = request.getfixturevalue(wrapped)
     for task_id in TASKS:
         env.reset(seed=0, options={"task": task_id})
         for step in env.unwrapped.task.solution():
@@ -223,12 +221,7 @@ def test_gymnasium_check_env_passes():
 def test_sb3_check_env_passes(given):
     sb3 = pytest.importorskip("stable_baselines3.common.env_checker")
     tasks = TASKS if given != "tasks" else [t for t in load_tasks("v0") if t.id in TASKS]
-    if given == "marks":
-        from crab_gym.wrappers import SetOfMarks
-
-        e = FlattenActions(SetOfMarks(gym.make("Crab-Android-v0", tasks=tasks), detector=False))
-    else:
-        e = make(tasks=tasks)
+    e = make(tasks=tasks, marks=given == "marks")
     try:
         sb3.check_env(e, warn=True)
     finally:
