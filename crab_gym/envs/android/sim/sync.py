@@ -26,23 +26,17 @@ def _fail(stream, msg: str) -> None:
     stream.write(REQ.pack(b"FAIL", len(data)) + data)
 
 
+def _v2_fields(s: os.stat_result) -> tuple[int, ...]:
+    """What a v2 STAT reply and a v2 directory entry both carry after their id: error 0, dev, ino, mode,
+    nlink, uid, gid, size, atime, mtime, ctime."""
+    times = (int(s.st_atime), int(s.st_mtime), int(s.st_ctime))
+    return (0, 0xFD00, s.st_ino, s.st_mode, s.st_nlink, 0, 0, s.st_size, *times)
+
+
 def _stat_v2(ident: bytes, s: os.stat_result | None, err: int = 0) -> bytes:
     if s is None:
         return STAT_V2.pack(ident, err, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    return STAT_V2.pack(
-        ident,
-        0,
-        0xFD00,
-        s.st_ino,
-        s.st_mode,
-        s.st_nlink,
-        0,
-        0,
-        s.st_size,
-        int(s.st_atime),
-        int(s.st_mtime),
-        int(s.st_ctime),
-    )
+    return STAT_V2.pack(ident, *_v2_fields(s))
 
 
 def serve_sync(phone, stream) -> None:
@@ -105,24 +99,7 @@ def _list(fs, stream, path: str, v2: bool) -> None:
                 continue
             raw = name.encode()
             if v2:
-                out += (
-                    DENT_V2.pack(
-                        b"DNT2",
-                        0,
-                        0xFD00,
-                        s.st_ino,
-                        s.st_mode,
-                        s.st_nlink,
-                        0,
-                        0,
-                        s.st_size,
-                        int(s.st_atime),
-                        int(s.st_mtime),
-                        int(s.st_ctime),
-                        len(raw),
-                    )
-                    + raw
-                )
+                out += DENT_V2.pack(b"DNT2", *_v2_fields(s), len(raw)) + raw
             else:
                 out += (
                     DENT_V1.pack(b"DENT", s.st_mode, s.st_size & 0xFFFFFFFF, int(s.st_mtime), len(raw)) + raw
