@@ -3,16 +3,14 @@ in-process phone and through adb; and Crab-Android-v0 end to end (check_env, ora
 
 from __future__ import annotations
 
-import json
 import random
-import string
 
 import gymnasium as gym
 import pytest
+from template_checks import assert_single_device_task
 
 import crab_gym  # noqa: F401 - registers the env ids
 from crab_gym.baselines.oracle import OracleAgent
-from crab_gym.core.evaluators import check_from_json
 from crab_gym.core.tasks import Task, get_template
 from crab_gym.envs.android import AndroidEnv
 from crab_gym.envs.android.actions import ACTIONS
@@ -81,22 +79,7 @@ def test_template_is_well_formed(template_id: str) -> None:
     template = get_template(template_id)
     assert template.platforms == ("android",)
     assert template.apps and all("." in a for a in template.apps)
-    task = make_task(template_id)
-    text = task.subtasks[0].instruction
-    assert not [f for _, f, _, _ in string.Formatter().parse(text) if f], text
-    graph = task.graph()
-    assert 1 <= graph.number_of_nodes() <= 4
-    for _, data in graph.nodes(data=True):
-        check = data["check"]
-        assert check.envs == {"android"}
-        assert check_from_json(json.loads(json.dumps(check.to_json()))) == check
-    steps = task.solution()
-    assert steps
-    for step in steps:
-        assert step.env == "android" and step.action in SPECS, step
-        SPECS[step.action].validate(step.params)
-    if template.output_type is not None:
-        assert task.subtasks[0].output() is not None
+    assert_single_device_task(make_task(template_id), "android", SPECS)
 
 
 def test_some_templates_have_outputs_for_composition() -> None:

@@ -8,15 +8,13 @@ steps would, because saving a document is asynchronous.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import string
 import time
 
 import pytest
+from template_checks import assert_single_device_task
 
-from crab_gym.core.evaluators import check_from_json
 from crab_gym.core.tasks import Task, get_template
 from crab_gym.envs.base import DeviceError
 from crab_gym.tasks.templates.desktop import DESKTOP_TEMPLATES
@@ -104,23 +102,7 @@ def test_template_is_well_formed(template_id: str) -> None:
     template = get_template(template_id)
     assert template.platforms == ("ubuntu",)
     assert all(isinstance(v, str) and v for v in template.attributes.values())
-    task = make_task(template_id)
-    text = task.subtasks[0].instruction
-    assert not [f for _, f, _, _ in string.Formatter().parse(text) if f], text
-    graph = task.graph()
-    assert 1 <= graph.number_of_nodes() <= 4
-    for _, data in graph.nodes(data=True):
-        check = data["check"]
-        assert check.envs == {"ubuntu"}
-        assert check_from_json(json.loads(json.dumps(check.to_json()))) == check
-    specs = {a.name: a for a in ACTIONS}
-    steps = task.solution()
-    assert steps
-    for step in steps:
-        assert step.env == "ubuntu" and step.action in specs, step
-        specs[step.action].validate(step.params)
-    if template.output_type is not None:
-        assert task.subtasks[0].output() is not None
+    assert_single_device_task(make_task(template_id), "ubuntu", {a.name: a for a in ACTIONS})
 
 
 # ---- live tests on a real desktop ---------------------------------------------------------------
