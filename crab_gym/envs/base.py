@@ -30,6 +30,13 @@ class UIElement:
     source: str = ""
 
 
+def clip_box(box: tuple[int, int, int, int], size: tuple[int, int]) -> tuple[int, int, int, int] | None:
+    """An (x1, y1, x2, y2) box cut to a screen of ``size`` (w, h); None when less than 2 px a side is left."""
+    w, h = size
+    x1, y1, x2, y2 = max(box[0], 0), max(box[1], 0), min(box[2], w), min(box[3], h)
+    return (x1, y1, x2, y2) if x2 - x1 >= 2 and y2 - y1 >= 2 else None
+
+
 class DeviceError(RuntimeError):
     """The device could not be reached or failed; the next ``reset()`` recovers."""
 

@@ -25,7 +25,7 @@ from crab_gym.core.actions import ActionSpec
 from crab_gym.envs.android.actions import ACTIONS
 from crab_gym.envs.android.device import Device, SimDevice, quote
 from crab_gym.envs.android.state import AndroidState
-from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement
+from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement, clip_box
 
 BACKENDS = ("sim", "adb:<serial>", "adb-sim", "androidenv")
 
@@ -126,21 +126,15 @@ class AndroidEnv(SubEnv):
         self._state = None
 
     def ui_elements(self) -> list[UIElement]:
-        w, h = self.screen_size
         out = []
         for n in self.state().ui_tree():
             if not (n.clickable or n.long_clickable) or not n.enabled:
                 continue
-            x1, y1, x2, y2 = (
-                max(n.bounds[0], 0),
-                max(n.bounds[1], 0),
-                min(n.bounds[2], w),
-                min(n.bounds[3], h),
-            )
-            if x2 - x1 >= 2 and y2 - y1 >= 2:
+            box = clip_box(n.bounds, self.screen_size)
+            if box is not None:
                 role = n.cls.rsplit(".", 1)[-1]
                 label = n.text or n.content_desc or n.resource_id.rsplit("/", 1)[-1]
-                out.append(UIElement((x1, y1, x2, y2), role, label, source="uiautomator"))
+                out.append(UIElement(box, role, label, source="uiautomator"))
         return out
 
     def close(self) -> None:

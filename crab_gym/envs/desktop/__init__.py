@@ -15,7 +15,7 @@ from mss.exception import ScreenShotError
 from Xlib.error import ConnectionClosedError, DisplayError, XError
 
 from crab_gym.core.actions import ActionSpec
-from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement
+from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement, clip_box
 from crab_gym.envs.desktop.a11y_geometry import screen_boxes
 from crab_gym.envs.desktop.actions import ACTIONS
 from crab_gym.envs.desktop.backends.xvfb import XvfbSession
@@ -135,16 +135,15 @@ class DesktopEnv(SubEnv):
         self._state = None
 
     def ui_elements(self) -> list[UIElement]:
-        w, h = self._size
         out = []
         nodes = self.state().a11y()
         for n, box in zip(nodes, screen_boxes(nodes), strict=True):
             if n["role"] not in INTERACTIVE_ROLES or not box or "showing" not in n["states"]:
                 continue
             x, y, bw, bh = box
-            x1, y1, x2, y2 = max(x, 0), max(y, 0), min(x + bw, w), min(y + bh, h)
-            if x2 - x1 >= 2 and y2 - y1 >= 2:
-                out.append(UIElement((x1, y1, x2, y2), n["role"], n["name"], source="atspi"))
+            clipped = clip_box((x, y, x + bw, y + bh), self._size)
+            if clipped is not None:
+                out.append(UIElement(clipped, n["role"], n["name"], source="atspi"))
         return out
 
     def close(self) -> None:
