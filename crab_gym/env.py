@@ -218,6 +218,18 @@ class CrabEnv(gym.Env):
         """The root wait() as an action tuple: the do-nothing step."""
         return self.codec.encode("root", "wait", {"seconds": 1})
 
+    def last_screens(self) -> dict[str, np.ndarray]:
+        """Every device's frame as of the last observation, before any wrapper drew on or resized it."""
+        return dict(self._last_frames)
+
+    def backend_names(self) -> dict[str, str]:
+        """The backend string of every device (``root`` has none)."""
+        return {
+            name: str(getattr(sub, "backend", None) or self._backends.get(name) or "")
+            for name, sub in self.subenvs.items()
+            if name != "root"
+        }
+
     def action_masks(self) -> np.ndarray:
         """(devices, max actions) bool mask of the (device, action) pairs that exist."""
         return self.codec.mask()
@@ -263,6 +275,7 @@ class CrabEnv(gym.Env):
         for name, space in self.observation_space.spaces.items():
             if name != "instruction":
                 obs[name] = {"screen": np.zeros(space["screen"].shape, np.uint8)}
+                self._last_frames[name] = obs[name]["screen"]
         return obs
 
     def _info(self, **extra: Any) -> dict[str, Any]:

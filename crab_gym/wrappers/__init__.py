@@ -1,15 +1,18 @@
 """Wrappers grouped by what they change: SetOfMarks the observations and actions (numbered marks),
 FunctionCalls the action interface (tool calls), FlattenActions the spaces (MultiDiscrete actions, a flat
-Dict of Boxes) for RL libraries. Each is a gymnasium.Wrapper; they stack."""
+Dict of Boxes) for RL libraries; RecordEpisodes only observes (it writes episodes to disk). Each is a
+gymnasium.Wrapper; they stack."""
 
 from crab_gym.wrappers.flatten import FlattenActions, text_candidates
 from crab_gym.wrappers.function_calls import FunctionCalls, ParsedCall, ToolCallSpace, ToolTable
+from crab_gym.wrappers.record import RecordEpisodes
 from crab_gym.wrappers.set_of_marks import SetOfMarks
 
 __all__ = [
     "FlattenActions",
     "FunctionCalls",
     "ParsedCall",
+    "RecordEpisodes",
     "SetOfMarks",
     "ToolCallSpace",
     "ToolTable",
