@@ -1,4 +1,5 @@
-"""`crab-gym`: list, show and generate tasks, evaluate agents, serve the simulated phone."""
+"""`crab-gym`: list, show and generate tasks, evaluate agents, collect, replay, view and export rollouts,
+serve the simulated phone."""
 
 from __future__ import annotations
 
@@ -206,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", default="", help="directory for records.jsonl, metrics.json, report.html")
     e.set_defaults(func=_cmd_eval)
+    from crab_gym.data.commands import add_parsers
+
+    add_parsers(sub)
     ph = sub.add_parser("phone", help="the simulated phone")
     ph.add_argument("action", choices=["serve"], help="serve it as an adb device (adb connect HOST:PORT)")
     ph.add_argument("--port", type=int, default=5555)

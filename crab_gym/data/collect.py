@@ -1,0 +1,243 @@
+"""Collect rollouts into a dataset: agents over tasks on ``gym.make_vec(..., vectorization_mode="async")``,
+every episode recorded by RecordEpisodes, resumable.
+
+Each worker process holds its env, the recorder and a :class:`CollectWorker` (outermost): the collector
+hands each worker its next job (task, seed, episode id) through ``set_attr`` and resets only the workers
+that finished (autoreset disabled, ``reset_mask``); the agent runs inside the worker, next to the env it
+reads (the oracle needs the task's solution, an LLM agent the tools), and the main process steps the vector
+env with the actions it gathers through ``call``. Episodes already complete in the output folder are
+skipped, so re-running the same command resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import concatenate, create_empty_array
+
+from crab_gym.core.metrics import EpisodeRecord, aggregate
+from crab_gym.data.episode import finished_ids, load_episodes, safe_id
+from crab_gym.wrappers.record import RecordEpisodes
+
+__all__ = ["CollectWorker", "Job", "collect", "plan_jobs"]
+
+AGENTS = ("oracle", "random", "llm")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One episode to record: its folder name, task and reset seed."""
+
+    episode_id: str
+    task_id: str
+    seed: int
+
+
+def plan_jobs(task_ids: Sequence[str], episodes_per_task: int, seed: int = 0) -> list[Job]:
+    """``episodes_per_task`` jobs per task, episode k of a task reset with seed ``seed + k``."""
+    return [Job(safe_id(f"{tid}-e{k}"), tid, seed + k) for k in range(episodes_per_task) for tid in task_ids]
+
+
+def make_agent(name: str, env: gym.Env, options: Mapping[str, Any]) -> Any:
+    """An agent by name, built on the env it acts on."""
+    from crab_gym.baselines import LLMAgent, OracleAgent, RandomAgent
+
+    if name == "oracle":
+        return OracleAgent(env)
+    if name == "random":
+        return RandomAgent(env, seed=options.get("seed"))
+    if name == "llm":
+        return LLMAgent(env, **{k: v for k, v in options.items() if k != "seed"})
+    raise ValueError(f"unknown agent {name!r}; agents: {', '.join(AGENTS)}")
+
+
+class CollectWorker(gym.Wrapper):
+    """The outermost wrapper of a collect worker: runs the job it is given at reset, and the agent.
+
+    With no job (``next_job`` None at reset, or none left), it is idle: ``step`` returns its last
+    observation and touches nothing, so the vector env can go on stepping the busy workers.
+    """
+
+    def __init__(self, env: gym.Env, agent: str, agent_options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(env)
+        self.agent = make_agent(agent, env, dict(agent_options or {}))
+        self.next_job: Job | None = None
+        self.idle = True
+        self._obs: Any = None
+        self._info: dict[str, Any] = {}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        job, self.next_job = self.next_job, None
+        if job is None:
+            self.idle = True
+            if self._obs is None:
+                self._obs = create_empty_array(self.observation_space, n=None, fn=np.zeros)
+            return self._obs, {"idle": True}
+        self.idle = False
+        if isinstance(getattr(self.agent, "rng", None), np.random.Generator):  # a random agent: per episode
+            self.agent.rng = np.random.default_rng([job.seed, zlib.crc32(job.task_id.encode())])
+        self._obs, self._info = self.env.reset(
+            seed=job.seed, options={"task": job.task_id, "episode_id": job.episode_id}
+        )
+        return self._obs, self._info
+
+    def agent_action(self) -> Any:
+        """The agent's next action for the current observation (None when idle)."""
+        if self.idle:
+            return None
+        return self.agent.act(self._obs, self._info)
+
+    def step(self, action: Any):
+        if self.idle or action is None:
+            return self._obs, 0.0, False, False, {"idle": True}
+        self._obs, reward, terminated, truncated, self._info = self.env.step(action)
+        if terminated or truncated:
+            self.idle = True
+        return self._obs, reward, terminated, truncated, self._info
+
+
+def _wrap_llm(env: gym.Env, marks: bool, ocr: str | None) -> gym.Env:
+    from crab_gym.wrappers import FunctionCalls, SetOfMarks
+
+    return FunctionCalls(SetOfMarks(env, ocr=ocr) if marks else env)
+
+
+def _filler_action(space: gym.Space) -> Any:
+    """A stand-in for an idle worker's action (ignored by it): a sample of the action space."""
+    return space.sample()
+
+
+def collect(
+    out: str | os.PathLike[str],
+    env_id: str = "Crab-Android-v0",
+    agent: str = "oracle",
+    tasks: str | Sequence[str] = "v0",
+    episodes_per_task: int = 1,
+    num_envs: int = 2,
+    seed: int = 0,
+    env_kwargs: Mapping[str, Any] | None = None,
+    agent_options: Mapping[str, Any] | None = None,
+    record_options: Mapping[str, Any] | None = None,
+    llm_marks: bool = True,
+    llm_ocr: str | None = None,
+    limit: int = 0,
+    on_episode: Callable[[dict[str, Any]], None] | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Record ``episodes_per_task`` episodes of ``agent`` on every task into ``out``; returns a summary.
+
+    The tasks are those of ``gym.make(env_id, tasks=tasks)`` that fit its devices (``limit``: the first
+    N). Complete episodes already in ``out`` are skipped. ``records.jsonl``, ``metrics.json`` and
+    ``collect.json`` (this call's settings) are written over all complete episodes of ``out``.
+    """
+    from crab_gym.env import _resolve_tasks
+
+    if agent not in AGENTS:
+        raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    env_kwargs = {"tasks": tasks, **dict(env_kwargs or {})}
+    devices = set(gym.spec(env_id).kwargs.get("devices", ("ubuntu", "android", "root")))
+    ids = [t.id for t in _resolve_tasks(tasks, devices)]
+    if limit:
+        ids = ids[:limit]
+    done = finished_ids(out)
+    planned = plan_jobs(ids, episodes_per_task, seed)
+    jobs = [j for j in planned if j.episode_id not in done]
+    settings = {"env_id": env_id, "agent": agent, "tasks": tasks if isinstance(tasks, str) else list(tasks),
+                "episodes_per_task": episodes_per_task, "seed": seed, "num_envs": num_envs,
+                "env_kwargs": {k: v for k, v in env_kwargs.items() if k != "tasks"}}  # fmt: skip
+    (out / "collect.json").write_text(json.dumps(settings, indent=1, default=str))
+    started = time.perf_counter()
+    steps = 0
+    if jobs:
+        steps = _run(out, env_id, agent, jobs, num_envs, seed, env_kwargs, agent_options, record_options,
+                     llm_marks, llm_ocr, on_episode, progress)  # fmt: skip
+    seconds = time.perf_counter() - started
+    records = [EpisodeRecord.from_dict(ep.meta["record"]) for ep in load_episodes(out, complete_only=True)
+               if isinstance(ep.meta.get("record"), dict)]  # fmt: skip
+    summary: dict[str, Any] = {"planned": len(planned), "skipped": len(planned) - len(jobs),
+                               "ran": len(jobs), "steps": steps, "seconds": seconds,
+                               "episodes_per_second": len(jobs) / seconds if seconds else 0.0,
+                               "steps_per_second": steps / seconds if seconds else 0.0}  # fmt: skip
+    if records:
+        from crab_gym.core.metrics import records_to_jsonl
+
+        records_to_jsonl(out / "records.jsonl", records)
+        metrics = aggregate(records)
+        (out / "metrics.json").write_text(json.dumps(metrics.to_dict(), indent=2))
+        summary["metrics"] = metrics.to_dict()
+    return summary
+
+
+def _run(
+    out: Path, env_id: str, agent: str, jobs: list[Job], num_envs: int, seed: int, env_kwargs: dict[str, Any],
+    agent_options: Mapping[str, Any] | None, record_options: Mapping[str, Any] | None, llm_marks: bool,
+    llm_ocr: str | None, on_episode: Callable[[dict[str, Any]], None] | None, show: bool,
+) -> int:  # fmt: skip
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    n = max(1, min(num_envs, len(jobs)))
+    wrappers: list[Callable[[gym.Env], gym.Env]] = []
+    if agent == "llm":
+        wrappers.append(partial(_wrap_llm, marks=llm_marks, ocr=llm_ocr))
+    wrappers.append(partial(RecordEpisodes, out_dir=out, **dict(record_options or {})))
+    options = {"seed": seed, **dict(agent_options or {})}
+    wrappers.append(partial(CollectWorker, agent=agent, agent_options=options))
+    vec = gym.make_vec(env_id, num_envs=n, vectorization_mode="async", wrappers=wrappers,
+                       vector_kwargs={"autoreset_mode": AutoresetMode.DISABLED}, **env_kwargs)  # fmt: skip
+    queue = list(jobs)
+    busy = np.zeros(n, dtype=bool)
+    steps = finished = 0
+    ok = 0
+    t0 = time.perf_counter()
+    columns = [TextColumn("[bold]collect"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.fields[rate]}")]  # fmt: skip
+    try:
+        with Progress(*columns, disable=not show, transient=False) as bar:
+            task = bar.add_task("episodes", total=len(jobs), rate="")
+
+            def assign(mask: np.ndarray) -> None:
+                nxt = [queue.pop(0) if mask[i] and queue else None for i in range(n)]
+                vec.set_attr("next_job", nxt)
+                busy[:] = busy | np.array([j is not None for j in nxt])
+                vec.reset(options={"reset_mask": mask.copy()})
+
+            assign(np.ones(n, dtype=bool))
+            buffer = create_empty_array(vec.single_action_space, n=n)
+            while busy.any():
+                chosen = vec.call("agent_action")
+                filled = [a if a is not None else _filler_action(vec.single_action_space) for a in chosen]
+                actions = concatenate(vec.single_action_space, filled, buffer)
+                _, _, terminated, truncated, infos = vec.step(actions)
+                steps += int(busy.sum())
+                ended = busy & (terminated | truncated)
+                if ended.any():
+                    for i in np.flatnonzero(ended):
+                        finished += 1
+                        success = bool(infos.get("success", np.zeros(n, bool))[i])
+                        ok += success
+                        if on_episode is not None:
+                            reason = str(infos["termination_reason"][i])
+                            tid = str(infos["task_id"][i])
+                            on_episode({"task_id": tid, "success": success, "termination_reason": reason})
+                    busy[ended] = False
+                    if queue:
+                        assign(ended)
+                elapsed = time.perf_counter() - t0
+                bar.update(task, completed=finished, rate=f"{finished / elapsed:.2f} ep/s  "
+                           f"{steps / elapsed:.1f} steps/s  SR {ok / max(finished, 1):.0%}")  # fmt: skip
+    finally:
+        vec.close()
+    return steps
