@@ -132,7 +132,9 @@ class EpisodeWriter:
 
     def put(self, value: np.ndarray) -> str:
         """Store an array once by content; returns its path relative to the episode folder."""
-        value = np.ascontiguousarray(value)
+        value = np.asarray(value)
+        if not value.flags.c_contiguous:  # (np.ascontiguousarray would turn a 0-d array into 1-d)
+            value = value.copy(order="C")
         digest = (
             xxhash.xxh3_128_hexdigest(value) + f"-{value.dtype.str[1:]}-" + "x".join(map(str, value.shape))
         )
