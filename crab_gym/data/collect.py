@@ -134,12 +134,14 @@ def collect(
     limit: int = 0,
     on_episode: Callable[[dict[str, Any]], None] | None = None,
     progress: bool = True,
+    record: bool = True,
 ) -> dict[str, Any]:
     """Record ``episodes_per_task`` episodes of ``agent`` on every task into ``out``; returns a summary.
 
     The tasks are those of ``gym.make(env_id, tasks=tasks)`` that fit its devices (``limit``: the first
     N). Complete episodes already in ``out`` are skipped. ``records.jsonl``, ``metrics.json`` and
     ``collect.json`` (this call's settings) are written over all complete episodes of ``out``.
+    ``record=False`` runs the same loop without the recorder (a baseline for its cost).
     """
     from crab_gym.env import _resolve_tasks
 
@@ -160,17 +162,24 @@ def collect(
                 "env_kwargs": {k: v for k, v in env_kwargs.items() if k != "tasks"}}  # fmt: skip
     (out / "collect.json").write_text(json.dumps(settings, indent=1, default=str))
     started = time.perf_counter()
-    steps = 0
+    steps, loop = 0, 0.0
     if jobs:
-        steps = _run(out, env_id, agent, jobs, num_envs, seed, env_kwargs, agent_options, record_options,
-                     llm_marks, llm_ocr, on_episode, progress)  # fmt: skip
+        wrappers: list[Callable[[gym.Env], gym.Env]] = []
+        if agent == "llm":
+            wrappers.append(partial(_wrap_llm, marks=llm_marks, ocr=llm_ocr))
+        if record:
+            wrappers.append(partial(RecordEpisodes, out_dir=out, **dict(record_options or {})))
+        options = {"seed": seed, **dict(agent_options or {})}
+        wrappers.append(partial(CollectWorker, agent=agent, agent_options=options))
+        steps, loop = _run(env_id, jobs, num_envs, env_kwargs, wrappers, on_episode, progress)
     seconds = time.perf_counter() - started
     records = [EpisodeRecord.from_dict(ep.meta["record"]) for ep in load_episodes(out, complete_only=True)
                if isinstance(ep.meta.get("record"), dict)]  # fmt: skip
     summary: dict[str, Any] = {"planned": len(planned), "skipped": len(planned) - len(jobs),
                                "ran": len(jobs), "steps": steps, "seconds": seconds,
-                               "episodes_per_second": len(jobs) / seconds if seconds else 0.0,
-                               "steps_per_second": steps / seconds if seconds else 0.0}  # fmt: skip
+                               "loop_seconds": loop,
+                               "episodes_per_second": len(jobs) / loop if loop else 0.0,
+                               "steps_per_second": steps / loop if loop else 0.0}  # fmt: skip
     if records:
         from crab_gym.core.metrics import records_to_jsonl
 
@@ -182,19 +191,18 @@ def collect(
 
 
 def _run(
-    out: Path, env_id: str, agent: str, jobs: list[Job], num_envs: int, seed: int, env_kwargs: dict[str, Any],
-    agent_options: Mapping[str, Any] | None, record_options: Mapping[str, Any] | None, llm_marks: bool,
-    llm_ocr: str | None, on_episode: Callable[[dict[str, Any]], None] | None, show: bool,
-) -> int:  # fmt: skip
+    env_id: str,
+    jobs: list[Job],
+    num_envs: int,
+    env_kwargs: dict[str, Any],
+    wrappers: list[Callable[[gym.Env], gym.Env]],
+    on_episode: Callable[[dict[str, Any]], None] | None,
+    show: bool,
+) -> tuple[int, float]:
+    """Run the jobs on a vector env of ``num_envs`` workers; (steps taken, seconds of the loop)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     n = max(1, min(num_envs, len(jobs)))
-    wrappers: list[Callable[[gym.Env], gym.Env]] = []
-    if agent == "llm":
-        wrappers.append(partial(_wrap_llm, marks=llm_marks, ocr=llm_ocr))
-    wrappers.append(partial(RecordEpisodes, out_dir=out, **dict(record_options or {})))
-    options = {"seed": seed, **dict(agent_options or {})}
-    wrappers.append(partial(CollectWorker, agent=agent, agent_options=options))
     vec = gym.make_vec(env_id, num_envs=n, vectorization_mode="async", wrappers=wrappers,
                        vector_kwargs={"autoreset_mode": AutoresetMode.DISABLED}, **env_kwargs)  # fmt: skip
     queue = list(jobs)
@@ -215,6 +223,7 @@ def _run(
                 vec.reset(options={"reset_mask": mask.copy()})
 
             assign(np.ones(n, dtype=bool))
+            t0 = time.perf_counter()  # the loop's rate: worker start-up is not counted
             buffer = create_empty_array(vec.single_action_space, n=n)
             while busy.any():
                 chosen = vec.call("agent_action")
@@ -240,4 +249,4 @@ def _run(
                            f"{steps / elapsed:.1f} steps/s  SR {ok / max(finished, 1):.0%}")  # fmt: skip
     finally:
         vec.close()
-    return steps
+    return steps, time.perf_counter() - t0
