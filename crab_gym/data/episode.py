@@ -23,7 +23,8 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,12 +101,32 @@ def safe_id(text: str) -> str:
     return out[:200] or "episode"
 
 
+def _npy_bytes(value: np.ndarray, zstd: zstandard.ZstdCompressor | None) -> bytes:
+    """The .npy file of a C-contiguous array (compressed when ``zstd`` is given), without copying the data."""
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(value))
+    body = memoryview(value.reshape(-1)).cast("B") if value.size else b""
+    if zstd is None:
+        return header.getvalue() + bytes(body)
+    cobj = zstd.compressobj(size=len(header.getvalue()) + len(body))
+    return cobj.compress(header.getvalue()) + cobj.compress(body) + cobj.flush()
+
+
 class EpisodeWriter:
     """Writes one episode folder. ``add_step`` appends a step line; ``close`` writes the final metadata
-    and renames the folder from ``<id>.partial`` to ``<id>`` (replacing an older recording of that id)."""
+    and renames the folder from ``<id>.partial`` to ``<id>`` (replacing an older recording of that id).
+
+    ``background``: compress and write on a thread of its own, in order (a step's line after its files),
+    so the env steps on meanwhile; arrays handed to ``put`` must then not be changed in place afterwards.
+    """
 
     def __init__(
-        self, run_dir: str | os.PathLike[str], episode_id: str, meta: Mapping[str, Any], frames: str = "zst"
+        self,
+        run_dir: str | os.PathLike[str],
+        episode_id: str,
+        meta: Mapping[str, Any],
+        frames: str = "zst",
+        background: bool = True,
     ) -> None:
         if frames not in FRAME_FORMATS:
             raise ValueError(f"frames must be one of {FRAME_FORMATS}, got {frames!r}")
@@ -124,7 +145,36 @@ class EpisodeWriter:
         self._log = open(self.path / "steps.jsonl", "w", encoding="utf-8")  # noqa: SIM115
         self.bytes_written = 0
         self.closed = False
+        self._recent: list[tuple[np.ndarray, str]] = []  # the last arrays put, by identity
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="crab-record") if background else None
+        self._pending: list[Future[None]] = []
         self._write_meta()
+
+    def _do(self, fn: Callable[..., None], *args: Any) -> None:
+        """Run ``fn`` now, or queue it on the writer thread (FIFO); a failed write raises on a later call."""
+        if self._pool is None:
+            fn(*args)
+            return
+        done = [f for f in self._pending if f.done()]
+        self._pending = [f for f in self._pending if not f.done()]
+        for f in done:
+            f.result()
+        self._pending.append(self._pool.submit(fn, *args))
+
+    def _store(self, name: str, value: np.ndarray) -> None:
+        if name.endswith(".png"):
+            buf = io.BytesIO()
+            Image.fromarray(value).save(buf, "PNG", compress_level=1)
+            data = buf.getvalue()
+        else:
+            data = _npy_bytes(value, self._zstd if name.endswith(".zst") else None)
+        _atomic_write(self.path / name, data)
+        self.bytes_written += len(data)
+
+    def _append(self, line: str) -> None:
+        self._log.write(line)
+        self._log.flush()
+        self.bytes_written += len(line)
 
     def _write_meta(self) -> None:
         data = json.dumps(jsonable(self.meta), ensure_ascii=False, indent=1).encode()
@@ -132,44 +182,39 @@ class EpisodeWriter:
 
     def put(self, value: np.ndarray) -> str:
         """Store an array once by content; returns its path relative to the episode folder."""
-        value = np.asarray(value)
-        if not value.flags.c_contiguous:  # (np.ascontiguousarray would turn a 0-d array into 1-d)
-            value = value.copy(order="C")
-        digest = (
-            xxhash.xxh3_128_hexdigest(value) + f"-{value.dtype.str[1:]}-" + "x".join(map(str, value.shape))
-        )
-        if is_image(value):
+        for seen, name in self._recent:
+            if seen is value:
+                return name
+        array = np.asarray(value)
+        if not array.flags.c_contiguous:  # (np.ascontiguousarray would turn a 0-d array into 1-d)
+            array = array.copy(order="C")
+        digest = f"{xxhash.xxh3_128_hexdigest(array)}-{array.dtype.str[1:]}-{'x'.join(map(str, array.shape))}"
+        if is_image(array):
             name = f"frames/{digest}.png" if self.frames == "png" else f"frames/{digest}.npy.zst"
         else:
             name = f"arrays/{digest}.npy"
-        if name in self._known:
-            return name
-        buf = io.BytesIO()
-        if name.endswith(".png"):
-            Image.fromarray(value).save(buf, "PNG", compress_level=1)
-            data = buf.getvalue()
-        else:
-            np.save(buf, value, allow_pickle=False)
-            data = self._zstd.compress(buf.getbuffer()) if name.endswith(".zst") else buf.getvalue()
-        _atomic_write(self.path / name, data)
-        self.bytes_written += len(data)
-        self._known.add(name)
+        if isinstance(value, np.ndarray):
+            self._recent = [*self._recent[-7:], (value, name)]
+        if name not in self._known:
+            self._known.add(name)
+            self._do(self._store, name, array)
         return name
 
     def add_step(self, step: Mapping[str, Any]) -> None:
         """Append one step line (flushed: a killed writer loses at most the line being written)."""
-        line = json.dumps(jsonable(step), ensure_ascii=False, separators=(",", ":")) + "\n"
-        self._log.write(line)
-        self._log.flush()
-        self.bytes_written += len(line)
+        self._do(self._append, json.dumps(jsonable(step), ensure_ascii=False, separators=(",", ":")) + "\n")
 
     def close(self, status: str, **meta: Any) -> Path:
         """Finish the episode as ``complete`` or ``incomplete``; returns the final folder."""
         if self.closed:
             return self.final
         self.closed = True
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            for f in self._pending:
+                f.result()
         self._log.close()
-        self.meta.update(meta, status=status)
+        self.meta.update(meta, status=status, bytes=self.bytes_written)
         self._write_meta()
         if self.final.exists():
             stale = self.run_dir / f".stale-{uuid.uuid4().hex}"
