@@ -10,6 +10,7 @@ tokens and timings. An episode that ends is closed as ``complete``; one cut shor
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import uuid
@@ -266,7 +267,8 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if action is not None:
             step["action"] = action
             if self._calls is not None:
-                step["tool_call_text"] = action if isinstance(action, str) else jsonable(action)
+                text = action if isinstance(action, str) else json.dumps(jsonable(action), ensure_ascii=False)
+                step["tool_call_text"] = text
             done = info.get("action")
             if isinstance(done, Mapping):
                 step["readable"] = {"device": done.get("device"), "action": done.get("name"),

@@ -3,6 +3,7 @@ and a killed collector leaves every finished episode readable."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -81,3 +82,35 @@ def test_killing_the_collector_leaves_finished_episodes_readable(tmp_path):
                       limit=1)  # fmt: skip
     assert summary["skipped"] >= 1
     assert not [p for p in Path(out).iterdir() if p.name.startswith(".tmp")]
+
+
+def test_llm_agent_collects_through_tool_calls(tmp_path):
+    """`collect --agent llm`: the real openai client in the worker, a local Chat Completions server whose
+    "model" sends the scripted solution as tool calls; the recording keeps each call's text and the tokens."""
+    pytest.importorskip("openai")
+    sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
+    from chat_server import ChatServer, tool_call
+
+    from crab_gym.tasks import load_tasks
+
+    (task,) = [t for t in load_tasks("v0") if t.id == TASKS[0]]
+    plan = [{"name": s.action, "arguments": {"device": s.env, **json.loads(json.dumps(dict(s.params)))}}
+            for s in task.solution()] + [{"name": "complete", "arguments": {"device": "root"}}]  # fmt: skip
+
+    def model(request: dict) -> dict:
+        i = len(server.requests) - 1
+        return tool_call(i, plan[i]["name"], plan[i]["arguments"])
+
+    server = ChatServer(model)
+    try:
+        options = {"model": "scripted", "base_url": server.base_url, "api_key": "test"}
+        summary = collect(tmp_path, agent="llm", tasks=TASKS[:1], num_envs=1, progress=False, llm_marks=False,
+                          agent_options=options)  # fmt: skip
+    finally:
+        server.close()
+    assert summary["metrics"]["SR"] == 1.0
+    ep = load_episode(tmp_path / f"{TASKS[0]}-e0")
+    assert ep.meta["record"]["tokens"] == sum(u["total_tokens"] for u in server.usages) > 0
+    first = json.loads(ep.actions[0]["tool_call_text"])
+    assert first["name"] == plan[0]["name"] and json.loads(first["arguments"]) == plan[0]["arguments"]
+    assert ep.meta["wrappers"][-1]["class"].endswith("FunctionCalls")
