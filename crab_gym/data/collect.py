@@ -81,8 +81,8 @@ class CollectWorker(gym.Wrapper):
         job, self.next_job = self.next_job, None
         if job is None:
             self.idle = True
-            if self._obs is None:
-                self._obs = create_empty_array(self.observation_space, n=None, fn=np.zeros)
+            if self._obs is None:  # never had an episode: any valid observation will do
+                self._obs = self.observation_space.sample()
             return self._obs, {"idle": True}
         self.idle = False
         if isinstance(getattr(self.agent, "rng", None), np.random.Generator):  # a random agent: per episode
@@ -171,10 +171,13 @@ def collect(
             wrappers.append(partial(RecordEpisodes, out_dir=out, **dict(record_options or {})))
         options = {"seed": seed, **dict(agent_options or {})}
         wrappers.append(partial(CollectWorker, agent=agent, agent_options=options))
-        steps, loop = _run(env_id, jobs, num_envs, env_kwargs, wrappers, on_episode, progress)
+        steps, loop, failed = _run(env_id, jobs, num_envs, env_kwargs, wrappers, on_episode, progress)
+        with open(out / "failed.jsonl", "a", encoding="utf-8") as f:
+            for job, error in failed:
+                f.write(json.dumps({"episode_id": job.episode_id, "task_id": job.task_id, "seed": job.seed,
+                                    "error": error, "time": time.time()}) + "\n")  # fmt: skip
     seconds = time.perf_counter() - started
-    records = [EpisodeRecord.from_dict(ep.meta["record"]) for ep in load_episodes(out, complete_only=True)
-               if isinstance(ep.meta.get("record"), dict)]  # fmt: skip
+    records = _records(out)
     summary: dict[str, Any] = {"planned": len(planned), "skipped": len(planned) - len(jobs),
                                "ran": len(jobs), "steps": steps, "seconds": seconds,
                                "loop_seconds": loop,
@@ -190,6 +193,29 @@ def collect(
     return summary
 
 
+def _records(out: Path) -> list[EpisodeRecord]:
+    """Every complete episode's record, and an ``env_error`` record for each job that failed twice and has
+    not completed since (``failed.jsonl``)."""
+    records = [EpisodeRecord.from_dict(ep.meta["record"]) for ep in load_episodes(out, complete_only=True)
+               if isinstance(ep.meta.get("record"), dict)]  # fmt: skip
+    done = finished_ids(out)
+    failed: dict[str, dict[str, Any]] = {}
+    if (out / "failed.jsonl").exists():
+        for line in (out / "failed.jsonl").read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if entry.get("episode_id") not in done:
+                failed[entry["episode_id"]] = entry
+    for entry in failed.values():
+        extra = {"error": entry.get("error"), "episode_id": entry["episode_id"]}
+        records.append(
+            EpisodeRecord(entry["task_id"], False, 0.0, 0, 0, 0, None, "env_error", 0.0, 0.0, extra)
+        )
+    return records
+
+
 def _run(
     env_id: str,
     jobs: list[Job],
@@ -198,55 +224,123 @@ def _run(
     wrappers: list[Callable[[gym.Env], gym.Env]],
     on_episode: Callable[[dict[str, Any]], None] | None,
     show: bool,
-) -> tuple[int, float]:
-    """Run the jobs on a vector env of ``num_envs`` workers; (steps taken, seconds of the loop)."""
+) -> tuple[int, float, list[tuple[Job, str]]]:
+    """Run the jobs on a vector env of ``num_envs`` workers: (steps taken, seconds of the loop, failed jobs).
+
+    A worker that raises or dies takes the vector env down with it: the env is rebuilt and the episodes
+    that were running are tried once more, then given up as failed (with the error)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     n = max(1, min(num_envs, len(jobs)))
-    vec = gym.make_vec(env_id, num_envs=n, vectorization_mode="async", wrappers=wrappers,
-                       vector_kwargs={"autoreset_mode": AutoresetMode.DISABLED}, **env_kwargs)  # fmt: skip
     queue = list(jobs)
-    busy = np.zeros(n, dtype=bool)
-    steps = finished = 0
-    ok = 0
-    t0 = time.perf_counter()
+    tries: dict[Job, int] = {}
+    failed: list[tuple[Job, str]] = []
+    counts = {"steps": 0, "finished": 0, "ok": 0}
+    seconds = 0.0
     columns = [TextColumn("[bold]collect"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.fields[rate]}")]  # fmt: skip
+    with Progress(*columns, disable=not show, transient=False) as bar:
+        task = bar.add_task("episodes", total=len(jobs), rate="")
+        while queue:
+            current: list[Job | None] = [None] * n
+            vec = gym.make_vec(env_id, num_envs=n, vectorization_mode="async", wrappers=wrappers,
+                               vector_kwargs={"autoreset_mode": AutoresetMode.DISABLED},
+                               **env_kwargs)  # fmt: skip
+            t0 = time.perf_counter()
+            try:
+                _loop(
+                    vec, n, queue, current, counts, on_episode, partial(_show, bar, task, counts, seconds, t0)
+                )
+            except Exception as e:  # noqa: BLE001 - a worker raised or died: rebuild, retry its episodes once
+                error = f"{type(e).__name__}: {e}"
+                culprits = _dead_workers(vec)
+                for i, job in enumerate(current):
+                    if job is None:
+                        continue
+                    if culprits and i not in culprits:  # a bystander: run it again, uncharged
+                        queue.insert(0, job)
+                        continue
+                    tries[job] = tries.get(job, 0) + 1
+                    if tries[job] < 2:
+                        queue.insert(0, job)
+                    else:
+                        failed.append((job, error))
+                        counts["finished"] += 1
+                _kill(vec)
+            else:
+                vec.close()
+            seconds += time.perf_counter() - t0
+    return counts["steps"], seconds, failed
+
+
+def _kill(vec: Any) -> None:
+    """Close a vector env one of whose workers failed: whatever state its pipes are in, end every worker."""
     try:
-        with Progress(*columns, disable=not show, transient=False) as bar:
-            task = bar.add_task("episodes", total=len(jobs), rate="")
+        vec.close(terminate=True)
+    except Exception:  # noqa: BLE001 - a dead worker's pipe: close the rest by hand
+        for p in getattr(vec, "processes", []):
+            if p.is_alive():
+                p.terminate()
+            p.join(timeout=5)
+        vec.closed = True
 
-            def assign(mask: np.ndarray) -> None:
-                nxt = [queue.pop(0) if mask[i] and queue else None for i in range(n)]
-                vec.set_attr("next_job", nxt)
-                busy[:] = busy | np.array([j is not None for j in nxt])
-                vec.reset(options={"reset_mask": mask.copy()})
 
-            assign(np.ones(n, dtype=bool))
-            t0 = time.perf_counter()  # the loop's rate: worker start-up is not counted
-            buffer = create_empty_array(vec.single_action_space, n=n)
-            while busy.any():
-                chosen = vec.call("agent_action")
-                filled = [a if a is not None else _filler_action(vec.single_action_space) for a in chosen]
-                actions = concatenate(vec.single_action_space, filled, buffer)
-                _, _, terminated, truncated, infos = vec.step(actions)
-                steps += int(busy.sum())
-                ended = busy & (terminated | truncated)
-                if ended.any():
-                    for i in np.flatnonzero(ended):
-                        finished += 1
-                        success = bool(infos.get("success", np.zeros(n, bool))[i])
-                        ok += success
-                        if on_episode is not None:
-                            reason = str(infos["termination_reason"][i])
-                            tid = str(infos["task_id"][i])
-                            on_episode({"task_id": tid, "success": success, "termination_reason": reason})
-                    busy[ended] = False
-                    if queue:
-                        assign(ended)
-                elapsed = time.perf_counter() - t0
-                bar.update(task, completed=finished, rate=f"{finished / elapsed:.2f} ep/s  "
-                           f"{steps / elapsed:.1f} steps/s  SR {ok / max(finished, 1):.0%}")  # fmt: skip
-    finally:
-        vec.close()
-    return steps, time.perf_counter() - t0
+def _dead_workers(vec: Any, wait: float = 3.0) -> set[int]:
+    """Indices of the worker processes that have exited (a worker that raised exits after reporting it)."""
+    deadline = time.monotonic() + wait
+    while True:
+        dead = {i for i, p in enumerate(getattr(vec, "processes", [])) if not p.is_alive()}
+        if dead or time.monotonic() > deadline:
+            return dead
+        time.sleep(0.02)
+
+
+def _show(bar: Any, task: Any, counts: dict[str, int], before: float, t0: float) -> None:
+    elapsed = before + time.perf_counter() - t0
+    done = counts["finished"]
+    rate = f"{done / elapsed:.2f} ep/s  {counts['steps'] / elapsed:.1f} steps/s"
+    rate += f"  SR {counts['ok'] / max(done, 1):.0%}"
+    bar.update(task, completed=done, rate=rate)
+
+
+def _loop(
+    vec: Any,
+    n: int,
+    queue: list[Job],
+    current: list[Job | None],
+    counts: dict[str, int],
+    on_episode: Callable[[dict[str, Any]], None] | None,
+    show: Callable[[], None],
+) -> None:
+    """Step the vector env until the queue is empty and every worker is idle; ``current`` says which job
+    each worker runs (read by the caller if this raises)."""
+
+    def assign(mask: np.ndarray) -> None:
+        for i in range(n):
+            if mask[i]:
+                current[i] = queue.pop(0) if queue else None
+        vec.set_attr("next_job", [current[i] if mask[i] else None for i in range(n)])
+        vec.reset(options={"reset_mask": mask.copy()})
+
+    assign(np.ones(n, dtype=bool))
+    buffer = create_empty_array(vec.single_action_space, n=n)
+    while any(j is not None for j in current):
+        chosen = vec.call("agent_action")
+        filled = [a if a is not None else _filler_action(vec.single_action_space) for a in chosen]
+        _, _, terminated, truncated, infos = vec.step(concatenate(vec.single_action_space, filled, buffer))
+        busy = np.array([j is not None for j in current])
+        counts["steps"] += int(busy.sum())
+        ended = busy & (terminated | truncated)
+        for i in np.flatnonzero(ended):
+            counts["finished"] += 1
+            success = bool(infos.get("success", np.zeros(n, bool))[i])
+            counts["ok"] += success
+            if on_episode is not None:
+                reason = str(infos["termination_reason"][i])
+                on_episode(
+                    {"task_id": str(infos["task_id"][i]), "success": success, "termination_reason": reason}
+                )
+            current[i] = None
+        if ended.any() and queue:
+            assign(ended)
+        show()

@@ -114,3 +114,32 @@ def test_llm_agent_collects_through_tool_calls(tmp_path):
     first = json.loads(ep.actions[0]["tool_call_text"])
     assert first["name"] == plan[0]["name"] and json.loads(first["arguments"]) == plan[0]["arguments"]
     assert ep.meta["wrappers"][-1]["class"].endswith("FunctionCalls")
+
+
+def test_a_worker_that_dies_is_replaced_and_its_episode_retried_once(tmp_path, monkeypatch):
+    """Workers are forked, so a patched method reaches them: the first time sms_send runs, its worker process
+    dies on the spot; contacts_add always raises. sms_send succeeds on its retry, contacts_add is given up
+    after two tries and counted as env_error; the run goes on."""
+    from crab_gym.data.collect import CollectWorker
+
+    flag = tmp_path / "died-once"
+    real = CollectWorker.agent_action
+
+    def flaky(self):
+        task = self.env.unwrapped.task.id if not self.idle else None
+        if task == "sms_send-0" and not flag.exists():
+            flag.touch()
+            os._exit(3)
+        if task == "contacts_add-0":
+            raise RuntimeError("the agent broke")
+        return real(self)
+
+    monkeypatch.setattr(CollectWorker, "agent_action", flaky)
+    out = tmp_path / "run"
+    summary = collect(out, agent="oracle", tasks=TASKS, num_envs=2, progress=False)
+    assert flag.exists()
+    assert load_episode(out / "sms_send-0-e0").complete
+    assert not (out / "contacts_add-0-e0").exists() or not load_episode(out / "contacts_add-0-e0").complete
+    assert summary["metrics"]["n"] == 2 and summary["metrics"]["SR"] == 0.5
+    assert summary["metrics"]["termination_shares"]["env_error"] == 1.0
+    assert "the agent broke" in (out / "failed.jsonl").read_text()
