@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from .apps import APPS, LAUNCHER
-from .apps.base import short
 from .shell import Ctx, ShellError, command
 
 PROPS = {
@@ -144,75 +143,6 @@ def _uiautomator(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-def _record(ctx: Ctx, short_form: bool = True) -> str:
-    pkg, cls = ctx.phone.focused_component()
-    act = ctx.phone.current
-    name = short(pkg, cls) if short_form else f"{pkg}/{cls}"
-    return f"ActivityRecord{{{act.task_id * 7919 % 0xFFFFFFF:07x} u0 {name} t{act.task_id}}}"
-
-
-@command("dumpsys")
-def _dumpsys(ctx: Ctx, args: list[str]) -> int:
-    p = ctx.phone
-    pkg, cls = p.focused_component()
-    what = args[0] if args else ""
-    if what == "window":
-        ctx.print("WINDOW MANAGER WINDOWS (dumpsys window windows)")
-        focus = "NotificationShade" if p.shade_open else f"{pkg}/{cls}"
-        ctx.print(f"  mCurrentFocus=Window{{{p.current.task_id * 104729 % 0xFFFFFFF:07x} u0 {focus}}}")
-        ctx.print(f"  mFocusedApp={_record(ctx)}")
-        ctx.print(f"  mTopFullscreenOpaqueWindowState=Window{{0 u0 {pkg}/{cls}}}")
-        ctx.print(
-            f"  mDisplayInfo: app {p.width} x {p.height} real {p.width} x {p.height} density {p.density}"
-        )
-    elif what == "input":
-        ctx.print("INPUT MANAGER (dumpsys input)")
-        ctx.print("  Viewport INTERNAL: displayId=0, orientation=0")
-        ctx.print("    SurfaceOrientation: 0")
-    elif what == "activity":
-        sub = args[1] if len(args) > 1 else "activities"
-        if sub == "top":
-            ctx.print("TASK 0 id=1")
-            ctx.print(
-                f"  ACTIVITY {short(pkg, cls)} {p.current.task_id * 7919 % 0xFFFFFFF:07x} "
-                f"pid={1000 + p.current.task_id}"
-            )
-        elif sub in ("activities", "a", "recents"):
-            ctx.print("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)")
-            ctx.print("Display #0 (activities from top to bottom):")
-            for act in reversed(p.stack):
-                app = APPS[act.package]
-                ctx.print(
-                    f"  * Hist #{act.task_id}: ActivityRecord{{0 u0 "
-                    f"{short(act.package, app.activity(act.screen))}"
-                    f" t{act.task_id}}}"
-                )
-            ctx.print(f"    mResumedActivity: {_record(ctx)}")
-            ctx.print(f"  topResumedActivity={_record(ctx)}")
-            ctx.print(f"  ResumedActivity: {_record(ctx)}")
-    elif what == "display":
-        ctx.print(
-            f'  mBaseDisplayInfo=DisplayInfo{{"Built-in Screen", displayId 0, real {p.width} x {p.height}, '
-            f"rotation 0, density {p.density}}}"
-        )
-        ctx.print(
-            f'  DisplayDeviceInfo{{"Built-in Screen": {p.width} x {p.height}, density {p.density}, '
-            "orientation=0}"
-        )
-        ctx.print("  mCurrentOrientation=0")
-    elif what == "battery":
-        ctx.print(
-            "Current Battery Service state:\n  AC powered: true\n  level: 100\n  scale: 100\n  status: 2"
-        )
-    elif what == "package" and len(args) > 1:
-        if args[1] not in APPS:
-            return 0
-        ctx.print(f"Packages:\n  Package [{args[1]}]\n    versionName=1.0")
-    elif what in ("SurfaceFlinger",):
-        ctx.print('Display 0 (HWC display 0): port=0 pnpId=CRB displayName="Crab display"')
-    return 0
-
-
 def _intent_component(args: list[str]) -> tuple[str | None, str | None, dict[str, str]]:
     comp, action, extras = None, None, {}
     i = 0
@@ -301,6 +231,10 @@ def _am(ctx: Ctx, args: list[str]) -> int:
         p.force_stop(rest[-1])
     elif verb == "kill-all":
         p.home()
+    elif verb == "stack" and rest[:1] == ["list"]:
+        from .dumpsys import stack_list
+
+        stack_list(ctx)
     else:
         raise ShellError(f"Error: unknown command '{verb}'", 1)
     return 0

@@ -61,6 +61,9 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
             for e, h in items:
                 s = h.stat()
                 when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.st_mtime))
+                if ctx.fs.is_device(ctx.fs.to_android(h)):
+                    ctx.print(f"crw-rw-rw- 1 root root   1,   3 {when} {e}")
+                    continue
                 group = "sdcard_rw" if ctx.fs.to_android(h).startswith("/sdcard") else "root"
                 ctx.print(f"{_mode_str(s.st_mode)} 1 root {group} {s.st_size:>8} {when} {e}")
         else:
@@ -183,6 +186,11 @@ def _copy_or_move(move: bool) -> CommandFn:
             target = dest / src.name if dest.is_dir() else dest
             if not target.parent.exists():
                 raise ShellError(f"'{names[-1]}': No such file or directory")
+            if ctx.fs.is_device(ctx.fs.to_android(target)):  # cp x /dev/null: the bytes go nowhere
+                continue
+            if ctx.fs.is_device(ctx.fs.to_android(src)) and not move:
+                ctx.fs.write_bytes(ctx.fs.to_android(target), ctx.fs.read_bytes(ctx.fs.to_android(src)))
+                continue
             if move:
                 shutil.move(str(src), str(target))
             elif src.is_dir():

@@ -35,6 +35,12 @@ SKELETON = (
 )
 
 
+# Character devices: an empty placeholder file in the sandbox stands for each; reads and writes go through
+# `read_bytes` / `write_bytes`, which give a device's bytes and discard what is written to it.
+DEVICE_READ_SIZE = 64 * 1024  # what one read of an endless device gives (nothing here reads forever)
+DEVICES = ("/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/stdout", "/dev/stderr")
+
+
 class FsError(OSError):
     """An Android path that cannot be used (outside the sandbox, missing, wrong type)."""
 
@@ -45,8 +51,20 @@ class Sandbox:
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = Path(root).resolve()
         self.on_change: Callable[[], None] | None = None  # told when a command or a push changes files
+        self._skeleton()
+
+    def _skeleton(self) -> None:
         for d in SKELETON:
             (self.root / d).mkdir(parents=True, exist_ok=True)
+        for dev in DEVICES:
+            (self.root / dev.lstrip("/")).touch(exist_ok=True)
+
+    def is_device(self, path: str, cwd: str = "/") -> bool:
+        """True for a character device such as /dev/null (`test -c`, `ls -l` show it as one)."""
+        try:
+            return self.android_path(path, cwd) in DEVICES
+        except FsError:
+            return False
 
     def android_path(self, path: str, cwd: str = "/") -> str:
         if "\0" in path:
@@ -73,6 +91,13 @@ class Sandbox:
         return "/" + str(rel) if str(rel) != "." else "/"
 
     def read_bytes(self, path: str) -> bytes:
+        device = self.android_path(path)
+        if device in DEVICES:
+            if device == "/dev/zero":
+                return bytes(DEVICE_READ_SIZE)
+            if device.endswith("random"):
+                return os.urandom(DEVICE_READ_SIZE)
+            return b""
         host = self.resolve(path)
         if host.is_dir():
             raise FsError(f"{path}: Is a directory")
@@ -81,6 +106,8 @@ class Sandbox:
         return host.read_bytes()
 
     def write_bytes(self, path: str, data: bytes, append: bool = False) -> None:
+        if self.android_path(path) in DEVICES:  # the shell sends /dev/tty and /dev/stdout to stdout first
+            return
         host = self.resolve(path)
         if host.is_dir():
             raise FsError(f"{path}: Is a directory")
@@ -109,8 +136,7 @@ class Sandbox:
                 shutil.rmtree(child)
             else:
                 child.unlink()
-        for d in SKELETON:
-            (self.root / d).mkdir(parents=True, exist_ok=True)
+        self._skeleton()
 
     def snapshot(self) -> Snapshot:
         files, dirs = {}, set()

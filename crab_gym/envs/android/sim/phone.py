@@ -383,7 +383,7 @@ class Phone:
 
         merged=True returns (stdout and stderr interleaved as written, b"", code), as a v1 pty shows them.
         """
-        from . import commands, filecmds, providers, textcmds  # noqa: F401  (register the commands)
+        from . import commands, dumpsys, filecmds, proccmds, providers, shbuiltins, textcmds  # noqa: F401
 
         with self.lock:
             try:

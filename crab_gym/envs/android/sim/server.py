@@ -75,11 +75,27 @@ class Stream:
         self._acked.set()
 
     def peer_closed(self) -> None:
+        """The connection went away (or was reset by a new CNXN): the stream ends without any CLSE."""
         with self._cond:
             self.closed = True
-            self._sent_close = True  # the host forgot this stream: no CLSE back
+            self._sent_close = True  # nobody is left to tell
             self._cond.notify_all()
         self._acked.set()
+
+    def host_closed(self) -> bool:
+        """The host sent CLSE: end the stream; True if we still owe the host our CLSE.
+
+        adbd's local socket, closed by the host, shuts down its remote peer, which sends CLSE back
+        (AOSP `remote_socket_shutdown`); hosts such as adb-shell wait for that echo. A stream we already
+        closed ourselves has had its CLSE, so it gets none.
+        """
+        with self._cond:
+            owe = not self._sent_close
+            self.closed = True
+            self._sent_close = True
+            self._cond.notify_all()
+        self._acked.set()
+        return owe
 
     # -- called by the service thread
     def write(self, data: bytes) -> None:
@@ -200,9 +216,13 @@ class Connection:
                 stream.ack()
         elif msg.command == p.CLSE:
             with self._lock:
-                stream = self.streams.pop(msg.arg1, None)
-            if stream is not None:
-                stream.peer_closed()
+                stream = self.streams.get(msg.arg1)
+                # adbd's find_local_socket: the local id must match, and the peer id too unless it is 0
+                if stream is None or msg.arg0 not in (0, stream.remote_id):
+                    return
+                del self.streams[msg.arg1]
+            if stream.host_closed():
+                self.send(p.CLSE, stream.local_id, stream.remote_id)
         # AUTH, STLS, SYNC: we never ask for them; ignore.
 
     def _open(self, msg: p.Message) -> None:

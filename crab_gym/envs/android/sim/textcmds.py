@@ -114,17 +114,24 @@ def _cat(ctx: Ctx, args: list[str]) -> int:
 
 @command("sh", "mksh", "bash")
 def _sh(ctx: Ctx, args: list[str]) -> int:
-    if len(args) >= 2 and args[0] == "-c":
-        line = args[1]
-    elif not args:
-        line = ctx.stdin.decode("utf-8", "replace")
-    else:
+    """A child shell: `sh -c LINE [NAME ARGS...]`, `sh FILE [ARGS...]`, or commands read from stdin."""
+    from .shell import IO, Input, Sink
+
+    sub = Shell(ctx.phone, ctx.shell, exported_only=True)
+    opts = [a for a in args if a.startswith("-") and a != "-"]
+    args = [a for a in args if a not in opts]
+    stdin = ctx.input
+    if "-c" in opts or any("c" in o for o in opts):
+        if not args:
+            raise ShellError("-c: option requires an argument", 2)
+        line = args[0]
+        sub.positional = (args[1:2] or ["sh"]) + args[2:]
+    elif args:
         line = ctx.read_input(args[0]).decode("utf-8", "replace")
-    sub = Shell(ctx.phone)
-    out, err, code = sub.run(line, stdin=(lambda: ctx.stdin) if len(args) >= 2 else b"")
-    ctx.out += out
-    ctx.err += err
-    return code
+        sub.positional = args
+    else:
+        line, stdin = ctx.stdin.decode("utf-8", "replace"), Input(b"")
+    return sub.run_in(line, IO(stdin, {1: Sink(ctx.out), 2: Sink(ctx.err)}))
 
 
 def _lines(data: bytes) -> list[bytes]:
@@ -135,8 +142,13 @@ def _head_tail(is_tail: bool) -> CommandFn:
     def run(ctx: Ctx, args: list[str]) -> int:
         norm = [("-n" + a[1:]) if re.fullmatch(r"-\d+", a) else a for a in args]
         _, vals, files = split_flags(norm, "qvf", "nc")
+        data = b"".join(ctx.read_input(f) for f in (files or ["-"]))
+        if "c" in vals:  # bytes rather than lines
+            c = int(vals["c"].lstrip("+-") or 0)
+            ctx.out += (data[-c:] if c else b"") if is_tail else data[:c]
+            return 0
         n = int(vals.get("n", "10").lstrip("+-") or 10)
-        lines = _lines(b"".join(ctx.read_input(f) for f in (files or ["-"])))
+        lines = _lines(data)
         ctx.out += b"".join((lines[-n:] if n else []) if is_tail else lines[:n])
         return 0
 
