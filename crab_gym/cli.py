@@ -102,7 +102,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     import crab_gym  # noqa: F401
-    from crab_gym.baselines import LLMAgent, OracleAgent, RandomAgent
+    from crab_gym.baselines import OracleAgent, RandomAgent, make_llm_agent
+    from crab_gym.baselines.llm import STRUCTURES
     from crab_gym.core.metrics import format_table
     from crab_gym.runner import evaluate, write_report
 
@@ -119,6 +120,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.agent not in ("oracle", "random", "llm"):
         print(f"unknown agent {args.agent!r}; choose from llm, oracle, random", file=sys.stderr)
         return 2
+    if args.structure not in STRUCTURES:
+        print(f"unknown structure {args.structure!r}; choose from {', '.join(STRUCTURES)}", file=sys.stderr)
+        return 2
     if args.agent == "llm" and not args.model:
         print("--agent llm needs --model (and --base-url for a server other than OpenAI's)", file=sys.stderr)
         return 2
@@ -129,7 +133,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         if args.marks:
             env = SetOfMarks(env, ocr=args.ocr or None)
         env = FunctionCalls(env)
-        agent = LLMAgent(env, model=args.model, base_url=args.base_url or None, json_mode=args.json_mode)
+        agent = make_llm_agent(
+            args.structure, env, model=args.model, base_url=args.base_url or None, json_mode=args.json_mode
+        )
     elif args.agent == "random":
         agent = RandomAgent(env, seed=args.seed)
     else:
@@ -148,7 +154,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         records, metrics = evaluate(env, agent, ids, seed=args.seed, on_record=show)
     finally:
         env.close()
-    print(format_table(metrics, title=f"{args.agent} on {args.tasks} ({','.join(devices)})"))
+    name = f"{args.agent} ({args.structure})" if args.agent == "llm" else args.agent
+    print(format_table(metrics, title=f"{name} on {args.tasks} ({','.join(devices)})"))
     if args.out:
         write_report(Path(args.out), records, metrics, title=f"crab-gym: {args.agent} on {args.tasks}")
         print(f"records, metrics and report.html in {args.out}")
@@ -186,6 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--model", default="", help="llm: the model name the server knows")
     e.add_argument("--base-url", default="", help="llm: a Chat Completions server (default: OPENAI_BASE_URL)")
     e.add_argument("--json-mode", action="store_true", help="llm: calls as JSON in text, no tools")
+    e.add_argument(
+        "--structure",
+        default="single",
+        help="llm: single | by-function (planner + tool agent) | by-environment (a sub-agent per device) "
+        "| reflective (a summary of each step)",
+    )
     e.add_argument(
         "--marks",
         action=argparse.BooleanOptionalAction,

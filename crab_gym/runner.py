@@ -11,16 +11,23 @@ from typing import Any
 
 import gymnasium as gym
 
+from crab_gym.baselines.errors import AgentError
 from crab_gym.core.metrics import EpisodeRecord, Metrics, aggregate, records_to_jsonl
 
 
 def run_episode(env: gym.Env, agent: Any, task_id: str, seed: int = 0) -> EpisodeRecord:
-    """One episode of ``agent`` on ``task_id``; the record says how and why it ended."""
+    """One episode of ``agent`` on ``task_id``; the record says how and why it ended (``agent_error``: the
+    agent raised :class:`~crab_gym.baselines.errors.AgentError`, e.g. its model API refused for good)."""
     t0 = time.perf_counter()
     obs, info = env.reset(seed=seed, options={"task": task_id})
     ret, tokens, reason = 0.0, None, "env_error"
+    extra: dict[str, Any] = {}
     while True:
-        action = agent.act(obs, info)
+        try:
+            action = agent.act(obs, info)
+        except AgentError as e:
+            reason, extra = "agent_error", {"error": f"{type(e).__name__}: {e}"}
+            break
         obs, reward, terminated, truncated, info = env.step(action)
         ret += float(reward)
         if info.get("tokens") is not None:
@@ -30,7 +37,7 @@ def run_episode(env: gym.Env, agent: Any, task_id: str, seed: int = 0) -> Episod
             break
     return EpisodeRecord(
         task_id=task_id,
-        success=bool(info["success"]),
+        success=bool(info["success"]) and reason != "agent_error",
         completion_ratio=float(info["completion_ratio"]),
         actions=int(info["actions"]),
         steps=int(info["steps"]),
@@ -39,7 +46,7 @@ def run_episode(env: gym.Env, agent: Any, task_id: str, seed: int = 0) -> Episod
         termination_reason=reason,
         return_=ret,
         seconds=time.perf_counter() - t0,
-        extra={"error": info["error"]} if "error" in info else {},
+        extra=extra or ({"error": info["error"]} if "error" in info else {}),
     )
 
 

@@ -23,8 +23,16 @@ __all__ = [
     "records_to_jsonl",
 ]
 
-TERMINATION_REASONS = ("success", "false_completion", "step_limit", "invalid_action_limit", "env_error")
-"""Why an episode ended; every reason but ``success`` is a failure."""
+TERMINATION_REASONS = (
+    "success",
+    "false_completion",
+    "step_limit",
+    "invalid_action_limit",
+    "env_error",
+    "agent_error",
+)
+"""Why an episode ended; every reason but ``success`` is a failure (``agent_error``: the agent could not
+choose an action, e.g. its model API refused for good)."""
 
 FAILURE_REASONS = TERMINATION_REASONS[1:]
 
@@ -118,7 +126,8 @@ def aggregate(records: Iterable[EpisodeRecord]) -> Metrics:
     - CE (cost efficiency) = mean of CR_i / tokens_i over the episodes that report tokens (0 tokens counts
       as 0); ``None`` when none do
     - termination_shares[r] = share of the FAILED episodes that ended for reason r, for r in
-      false_completion, step_limit, invalid_action_limit, env_error (all 0 when no episode failed)
+      false_completion, step_limit, invalid_action_limit, env_error, agent_error (all 0 when no episode
+      failed)
     - mean_steps = mean of steps_i
     """
     records = list(records)

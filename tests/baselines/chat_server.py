@@ -4,21 +4,39 @@ function in place of the model (no LLM service exists on these machines)."""
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    404: "not_found_error",
+    429: "rate_limit_exceeded",
+}
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):  # a client gone
+            super().handle_error(request, client_address)
+
 
 class ChatServer:
     """POST /v1/chat/completions answered by ``reply(request) -> assistant message``; every request body
     is kept in ``requests`` and every usage reported in ``usages``. Token counts are a deterministic
-    stand-in (characters / 4)."""
+    stand-in (characters / 4). ``fail_next(429, 500, ...)`` makes the next requests fail with those HTTP
+    statuses and an API error body, as a real server does (each is kept in ``failures``)."""
 
     def __init__(self, reply: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         self.reply = reply
         self.requests: list[dict[str, Any]] = []
         self.usages: list[dict[str, int]] = []
+        self.failures: list[int] = []
+        self._fail: list[int] = []
+        self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -33,6 +51,14 @@ class ChatServer:
                     )
                 request = json.loads(body)
                 server.requests.append(request)
+                with server._lock:
+                    status = server._fail.pop(0) if server._fail else None
+                if status is not None:
+                    server.failures.append(status)
+                    kind = ERROR_TYPES.get(
+                        status, "server_error" if status >= 500 else "invalid_request_error"
+                    )
+                    return self._send(status, {"error": {"message": f"injected {status}", "type": kind}})
                 error = protocol_error(request.get("messages", []))
                 if error:
                     return self._send(400, {"error": {"message": error, "type": "invalid_request_error"}})
@@ -71,9 +97,14 @@ class ChatServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
+
+    def fail_next(self, *statuses: int) -> None:
+        """Answer the next ``len(statuses)`` requests with these HTTP error statuses, in order."""
+        with self._lock:
+            self._fail.extend(statuses)
 
     @property
     def base_url(self) -> str:

@@ -14,7 +14,7 @@ import pytest
 from chat_server import ChatServer, tool_call
 
 import crab_gym  # noqa: F401
-from crab_gym.baselines import LLMAgent
+from crab_gym.baselines import AgentError, LLMAgent, RetryPolicy
 from crab_gym.runner import run_episode
 from crab_gym.wrappers import FunctionCalls, SetOfMarks
 
@@ -124,11 +124,16 @@ def test_api_errors_reach_the_caller_and_the_env_survives():
         import openai
 
         agent = LLMAgent(
-            env, model="scripted", client=openai.OpenAI(base_url=server.base_url, api_key="t", max_retries=0)
+            env,
+            model="scripted",
+            client=openai.OpenAI(base_url=server.base_url, api_key="t", max_retries=0),
+            retry=RetryPolicy(attempts=2, initial_delay=0.01),
         )
         obs, info = env.reset(seed=0, options={"task": TASK})
-        with pytest.raises(openai.InternalServerError):
+        with pytest.raises(AgentError) as raised:  # a 500 is retried, then given up on
             agent.act(obs, info)
+        assert isinstance(raised.value.__cause__, openai.InternalServerError)
+        assert raised.value.attempts == 2 == len(server.requests) and raised.value.status_code == 500
         obs, reward, terminated, truncated, info = env.step(env.unwrapped.wait_action())
         assert not terminated and info["steps"] == 1
     finally:
