@@ -51,14 +51,17 @@ def plan_jobs(task_ids: Sequence[str], episodes_per_task: int, seed: int = 0) ->
 
 def make_agent(name: str, env: gym.Env, options: Mapping[str, Any]) -> Any:
     """An agent by name, built on the env it acts on."""
-    from crab_gym.baselines import LLMAgent, OracleAgent, RandomAgent
+    from crab_gym.baselines import OracleAgent, RandomAgent
 
     if name == "oracle":
         return OracleAgent(env)
     if name == "random":
         return RandomAgent(env, seed=options.get("seed"))
     if name == "llm":
-        return LLMAgent(env, **{k: v for k, v in options.items() if k != "seed"})
+        from crab_gym.baselines import make_llm_agent
+
+        options = {k: v for k, v in options.items() if k != "seed"}
+        return make_llm_agent(options.pop("structure", "single"), env, **options)
     raise ValueError(f"unknown agent {name!r}; agents: {', '.join(AGENTS)}")
 
 
@@ -76,6 +79,7 @@ class CollectWorker(gym.Wrapper):
         self.idle = True
         self._obs: Any = None
         self._info: dict[str, Any] = {}
+        self._agent_error: dict[str, Any] | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         job, self.next_job = self.next_job, None
@@ -93,12 +97,31 @@ class CollectWorker(gym.Wrapper):
         return self._obs, self._info
 
     def agent_action(self) -> Any:
-        """The agent's next action for the current observation (None when idle)."""
+        """The agent's next action for the current observation (None when idle). An agent that cannot act
+        (AgentError: its model API refused for good) ends the episode as ``agent_error`` at the next step."""
+        from crab_gym.baselines.errors import AgentError
+
         if self.idle:
             return None
-        return self.agent.act(self._obs, self._info)
+        try:
+            return self.agent.act(self._obs, self._info)
+        except AgentError as e:
+            error = f"{type(e).__name__}: {e}"
+            self._agent_error = {"termination_reason": "agent_error", "error": error, "success": False,
+                                 "task_id": self._info.get("task_id")}  # fmt: skip
+            return None
 
     def step(self, action: Any):
+        if self._agent_error is not None:
+            info, self._agent_error = self._agent_error, None
+            try:
+                end = self.env.get_wrapper_attr("end_episode")
+            except AttributeError:
+                pass
+            else:
+                end("agent_error", info["error"])
+            self.idle = True
+            return self._obs, 0.0, False, True, info
         if self.idle or action is None:
             return self._obs, 0.0, False, False, {"idle": True}
         self._obs, reward, terminated, truncated, self._info = self.env.step(action)

@@ -51,7 +51,8 @@ def _cmd_collect(args: argparse.Namespace) -> int:
                 "--agent llm needs --model (and --base-url for a server other than OpenAI's)", file=sys.stderr
             )
             return 2
-        agent_options = {"model": args.model, "base_url": args.base_url or None, "json_mode": args.json_mode}
+        agent_options = {"model": args.model, "base_url": args.base_url or None, "json_mode": args.json_mode,
+                         "structure": args.structure}  # fmt: skip
     env_kwargs: dict = {"max_steps": args.max_steps}
     if args.android_backend:
         env_kwargs["backends"] = {"android": args.android_backend}
@@ -140,6 +141,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--model", default="", help="llm: the model name the server knows")
     c.add_argument("--base-url", default="", help="llm: a Chat Completions server")
     c.add_argument("--json-mode", action="store_true", help="llm: calls as JSON in text, no tools")
+    c.add_argument(
+        "--structure", default="single", help="llm: single | by-function | by-environment | reflective"
+    )
     c.add_argument("--marks", action=argparse.BooleanOptionalAction, default=True, help="llm: Set-of-Marks")
     c.add_argument("--ocr", default="", help="llm: an OCR engine for marks too")
     c.set_defaults(func=_cmd_collect)

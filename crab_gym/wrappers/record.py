@@ -105,6 +105,7 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._tokens: int | None = None
         self._record_seconds = 0.0
         self._t = 0
+        self._last_info: Mapping[str, Any] = {}
         self._elements_cache: dict[str, tuple[str, list[dict[str, Any]]]] = {}
         self._spaces: dict[str, Any] | None = None
 
@@ -122,6 +123,7 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.writer = EpisodeWriter(
             self.out_dir, str(episode_id), self._meta(seed, options, info), self.frames, self.background
         )
+        self._last_info = info
         self._write(0, obs, info, action=None, reward=None, terminated=False, truncated=False)
         self._record_seconds += time.perf_counter() - t0
         return obs, info
@@ -140,6 +142,7 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if info.get("tokens") is not None:
             self._tokens = (self._tokens or 0) + int(info["tokens"])
         self._t += 1
+        self._last_info = info
         self._write(
             self._t, obs, info, action=action, reward=reward, terminated=terminated, truncated=truncated
         )
@@ -147,6 +150,14 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if terminated or truncated:
             self._close("complete", info=info)
         return obs, reward, terminated, truncated, info
+
+    def end_episode(self, reason: str, error: str | None = None) -> None:
+        """End the episode being recorded for a reason outside the env (``agent_error``: the agent could
+        not choose an action): closed as complete, its record failed with that reason."""
+        if self.writer is None:
+            return
+        info = {**self._last_info, "termination_reason": reason, "success": False}
+        self._close("complete", info=info, ended_by=error or reason)
 
     def close(self) -> None:
         if self.writer is not None:

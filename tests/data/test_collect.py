@@ -143,3 +143,33 @@ def test_a_worker_that_dies_is_replaced_and_its_episode_retried_once(tmp_path, m
     assert summary["metrics"]["n"] == 2 and summary["metrics"]["SR"] == 0.5
     assert summary["metrics"]["termination_shares"]["env_error"] == 1.0
     assert "the agent broke" in (out / "failed.jsonl").read_text()
+
+
+def test_an_agent_that_cannot_act_ends_its_episode_as_agent_error(tmp_path):
+    """A permanent API error (400) ends that episode with agent_error, recorded; the next episode runs."""
+    pytest.importorskip("openai")
+    sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
+    from chat_server import ChatServer, tool_call
+
+    def model(request: dict) -> dict:
+        return tool_call(len(server.requests), "wait", {"device": "root", "seconds": 1})
+
+    server = ChatServer(model)
+    server.fail_next(400)
+    try:
+        options = {
+            "model": "scripted",
+            "base_url": server.base_url,
+            "api_key": "test",
+            "structure": "by-function",
+        }
+        summary = collect(tmp_path, agent="llm", tasks=TASKS, num_envs=1, progress=False, llm_marks=False,
+                          agent_options=options, env_kwargs={"max_steps": 2})  # fmt: skip
+    finally:
+        server.close()
+    first = load_episode(tmp_path / f"{TASKS[0]}-e0")
+    assert first.complete and first.meta["record"]["termination_reason"] == "agent_error"
+    assert "400" in first.meta["ended_by"]
+    second = load_episode(tmp_path / f"{TASKS[1]}-e0")
+    assert second.meta["record"]["termination_reason"] == "step_limit"
+    assert summary["metrics"]["termination_shares"]["agent_error"] == 0.5
