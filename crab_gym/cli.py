@@ -1,5 +1,5 @@
 """`crab-gym`: list, show and generate tasks, evaluate agents, collect, replay, view and export rollouts,
-serve the simulated phone."""
+play tasks in the browser, serve the simulated phone."""
 
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
         return 0
     if args.action == "validate":
         return _validate(args)
+    if args.action == "review":  # the players' fair/unclear marks from `crab-gym play`
+        from crab_gym.play.commands import DEFAULT_OUT, review_command
+
+        return review_command(args.out or DEFAULT_OUT)
     tasks = load_tasks(args.set)
     if args.action == "list":
         for t in tasks:
@@ -174,13 +178,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="crab-gym", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("tasks", help="list, show, generate or validate tasks")
-    t.add_argument("action", choices=["list", "show", "generate", "validate"])
+    t.add_argument("action", choices=["list", "show", "generate", "validate", "review"])
     t.add_argument("ids", nargs="*")
     t.add_argument("--set", default="v0", help="task set name or JSON file")
     t.add_argument("--seed", type=int, default=0, help="generate: the seed (same seed, same tasks)")
     t.add_argument("--n", type=int, default=100, help="generate: how many tasks")
     t.add_argument("--platforms", default="", help="generate: comma-separated devices, e.g. ubuntu")
-    t.add_argument("--out", default="", help="generate: write the JSON here instead of printing it")
+    t.add_argument(
+        "--out", default="", help="generate: write the JSON here; review: the play folder (runs/play)"
+    )
     t.add_argument("--all", action="store_true", help="validate: the set and a generated sample of 200")
     t.add_argument("--sample", type=int, default=0, help="validate: N generated tasks (from --seed)")
     t.add_argument("--lint-only", action="store_true", help="validate: skip the run check")
@@ -221,8 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--out", default="", help="directory for records.jsonl, metrics.json, report.html")
     e.set_defaults(func=_cmd_eval)
     from crab_gym.data.commands import add_parsers
+    from crab_gym.play.commands import add_parsers as add_play_parsers
 
     add_parsers(sub)
+    add_play_parsers(sub)
     ph = sub.add_parser("phone", help="the simulated phone")
     ph.add_argument("action", choices=["serve"], help="serve it as an adb device (adb connect HOST:PORT)")
     ph.add_argument("--port", type=int, default=5555)

@@ -1,0 +1,273 @@
+"""One player's session: a CrabEnv under RecordEpisodes, driven only from a worker thread of its own.
+
+Every env call (make, reset, step, screenshots, close) runs on the session's single thread, so the event loop
+never blocks and the devices (X connections, the simulated phone) are only ever touched from one thread.
+A player's action goes through ``CrabEnv.encode_action`` (the path an agent's named action takes), so only
+actions the devices define, with validated parameters, ever reach the env.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import random
+import secrets
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import xxhash
+from PIL import Image
+
+from crab_gym.core.actions import InvalidAction
+from crab_gym.play.review import append_mark
+
+__all__ = ["Frame", "PlayConfig", "PlayError", "PlaySession", "encode_frame"]
+
+T = TypeVar("T")
+Frame = tuple[str, bytes]  # (device, JPEG bytes)
+
+
+@dataclass(frozen=True)
+class PlayConfig:
+    """What every session of a play server gets: tasks, devices, limits, and where recordings go."""
+
+    tasks: str = "v0"  # a task set name or a JSON task file
+    task: str | None = None  # the task every session starts with (default: a random one)
+    devices: tuple[str, ...] = ()  # empty: the devices the offered tasks need
+    backends: Mapping[str, str] = field(default_factory=dict)
+    out: Path = Path("runs/play")
+    max_sessions: int = 4
+    max_steps: int = 100
+    frame_interval: float = 1.0  # seconds between live screen refreshes while nobody acts
+    max_side: int = 1280  # frames are scaled down to at most this many pixels on their longer side
+    quality: int = 85  # JPEG quality of the frames sent to the page
+
+
+class PlayError(Exception):
+    """Something the player asked for that cannot be done; the message is shown on the page."""
+
+
+def encode_frame(frame: np.ndarray, max_side: int = 1280, quality: int = 85) -> bytes:
+    """A device frame as JPEG bytes, scaled to at most ``max_side`` pixels on its longer side."""
+    img = Image.fromarray(np.ascontiguousarray(frame[..., :3]))
+    w, h = img.size
+    if max(w, h) > max_side:
+        f = max_side / max(w, h)
+        img = img.resize((max(1, round(w * f)), max(1, round(h * f))), Image.Resampling.BILINEAR)
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", quality=quality)
+    return buf.getvalue()
+
+
+def graph_levels(n: int, edges: list[list[int]]) -> list[int]:
+    """Column of each node (given in topological order) for drawing: 0 for sources, else 1 + its preds'."""
+    level = [0] * n
+    preds: dict[int, list[int]] = {}
+    for u, v in edges:
+        preds.setdefault(v, []).append(u)
+    for i in range(n):
+        level[i] = 1 + max((level[p] for p in preds.get(i, ())), default=-1)
+    return level
+
+
+class PlaySession:
+    """A player's env and episode; the blocking methods run on the session's thread through :meth:`run`."""
+
+    def __init__(self, config: PlayConfig) -> None:
+        self.config = config
+        self.id = uuid.uuid4().hex[:8]
+        self.env: Any = None  # RecordEpisodes over Crab-v0, made by open()
+        self.episode_id: str | None = None
+        self.task_id: str | None = None
+        self.done = True
+        self.episode_path: str | None = None
+        self._return = 0.0
+        self._last: dict[str, Any] = {}
+        self._shown: dict[str, int] = {}  # device -> hash of the frame the page shows
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"play-{self.id}")
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` on the session's thread and await its result."""
+        return await asyncio.wrap_future(self._thread.submit(fn, *args))
+
+    def shutdown(self) -> None:
+        """Let the session's thread end (after :meth:`close` ran on it)."""
+        self._thread.shutdown(wait=False)
+
+    @property
+    def crab(self) -> Any:
+        """The CrabEnv below the wrappers."""
+        if self.env is None:
+            raise PlayError("the session has no env yet")
+        return self.env.unwrapped
+
+    # ---- blocking: run these on the session's thread ------------------------------------------
+    def open(self) -> None:
+        """Make the env (its devices start here) wrapped in RecordEpisodes writing to ``config.out``."""
+        import gymnasium as gym
+
+        import crab_gym  # noqa: F401 - registers Crab-v0
+        from crab_gym.wrappers import RecordEpisodes
+
+        env = gym.make(
+            "Crab-v0",
+            devices=tuple(self.config.devices),
+            tasks=self.config.tasks,
+            backends=dict(self.config.backends),
+            max_steps=self.config.max_steps,
+        )
+        self.env = RecordEpisodes(env, self.config.out)
+
+    def reset(self, task_id: str | None = None) -> tuple[dict[str, Any], list[Frame]]:
+        """Start an episode of ``task_id`` (None: a random task); the state message and all screens."""
+        ids = self.crab.task_ids()
+        if task_id is None:
+            task_id = random.choice(ids)
+        elif task_id not in ids:
+            raise PlayError(f"unknown task {task_id!r}: this server offers {len(ids)} tasks")
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        self.episode_id = f"play-{task_id}-{stamp}-{self.id}"
+        seed = secrets.randbelow(2**31)
+        _, info = self.env.reset(seed=seed, options={"task": task_id, "episode_id": self.episode_id})
+        self.task_id, self.done, self._return, self.episode_path = task_id, False, 0.0, None
+        self._shown.clear()
+        return self._state(info, "reset"), self._frames(self.crab.last_screens())
+
+    def act(self, device: str, action: str, params: Mapping[str, Any]) -> tuple[dict[str, Any], list[Frame]]:
+        """Validate a named action like an agent's and step the env with it; the state and changed screens."""
+        if self.env is None or self.done:
+            raise PlayError("the episode is over: start a new episode")
+        try:
+            encoded = self.crab.encode_action(device, action, params)
+        except InvalidAction as e:
+            raise PlayError(str(e)) from None
+        except (TypeError, ValueError, KeyError) as e:
+            raise PlayError(f"{device}.{action}: malformed parameters ({e})") from None
+        try:
+            _, reward, terminated, truncated, info = self.env.step(encoded)
+        except Exception as e:  # the recorder closed the episode as incomplete; the env needs a reset
+            self.done = True
+            raise PlayError(f"the env failed ({type(e).__name__}: {e}): start a new episode") from e
+        self._return += float(reward)
+        if terminated or truncated:
+            self.done = True
+            last = self.env.last_episode
+            self.episode_path = str(last) if last is not None else None
+        state = self._state(info, "step")
+        state["reward"] = float(reward)
+        return state, self._frames(self.crab.last_screens())
+
+    def poll(self) -> list[Frame]:
+        """Screens that changed since the page last got them (live view between actions)."""
+        if self.env is None or self.crab.task is None:
+            return []
+        screens = {n: s.screenshot() for n, s in self.crab.subenvs.items() if all(s.screen_size)}
+        return self._frames(screens)
+
+    def mark(self, verdict: str, note: str) -> dict[str, Any]:
+        """Store the player's verdict on the current (or just finished) task; the stored mark."""
+        if self.task_id is None:
+            raise PlayError("no task to mark yet")
+        try:
+            return append_mark(
+                self.config.out,
+                self.task_id,
+                verdict,
+                note,
+                episode_id=self.episode_id,
+                session=self.id,
+                episode_over=self.done,
+                success=bool(self._last.get("success")),
+                completion_ratio=float(self._last.get("completion_ratio", 0.0)),
+                termination_reason=self._last.get("termination_reason"),
+            )
+        except ValueError as e:
+            raise PlayError(str(e)) from None
+
+    def close(self) -> None:
+        """Close the env: an unfinished episode is recorded as incomplete, the devices stop."""
+        env, self.env = self.env, None
+        if env is not None:
+            env.close()
+
+    # ---- helpers --------------------------------------------------------------------------------
+    def _frames(self, screens: Mapping[str, np.ndarray]) -> list[Frame]:
+        out = []
+        for name, frame in screens.items():
+            if frame.size == 0:
+                continue
+            digest = xxhash.xxh3_64_intdigest(memoryview(np.ascontiguousarray(frame)).cast("B"))
+            if self._shown.get(name) != digest:
+                self._shown[name] = digest
+                out.append((name, encode_frame(frame, self.config.max_side, self.config.quality)))
+        return out
+
+    def _state(self, info: Mapping[str, Any], event: str) -> dict[str, Any]:
+        self._last = dict(info)
+        crab = self.crab
+        graph = crab.graph
+        order = {node: i for i, node in enumerate(graph.nodes)}
+        edges = [[order[u], order[v]] for u, v in graph.graph.edges]
+        levels = graph_levels(len(order), edges)
+        nodes = [
+            {
+                "index": i,
+                "name": str(s["name"]),
+                "description": str(s["description"]),
+                "status": s["status"],
+                "error": s["error"],
+                "level": levels[i],
+            }
+            for i, s in enumerate(info["nodes"])
+        ]
+        state: dict[str, Any] = {
+            "type": "state",
+            "event": event,
+            "session": self.id,
+            "task": {
+                "id": crab.task.id,
+                "instruction": crab.task.description,
+                "devices": list(crab.task.platforms),
+            },  # fmt: skip
+            "episode_id": self.episode_id,
+            "steps": int(info.get("steps", 0)),
+            "max_steps": int(crab.max_steps),
+            "actions": int(info.get("actions", 0)),
+            "completion_ratio": float(info["completion_ratio"]),
+            "passed": sum(n["status"] == "passed" for n in nodes),
+            "success": bool(info["success"]),
+            "return": self._return,
+            "done": self.done,
+            "termination_reason": info.get("termination_reason"),
+            "nodes": nodes,
+            "edges": edges,
+            "feedback": [str(f) for f in info.get("feedback", [])],
+            "episode_path": self.episode_path,
+        }
+        done = info.get("action")
+        if isinstance(done, Mapping):
+            state["action"] = {"device": done["device"], "name": done["name"],
+                               "params": _plain(done.get("params", {}))}  # fmt: skip
+        for key in ("invalid_action", "output", "error"):
+            if info.get(key) is not None:
+                state[key] = str(info[key])
+        return state
+
+
+def _plain(value: Any) -> Any:
+    """Params as JSON values (tuples become lists, numbers stay numbers)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (np.generic,)):
+        return value.item()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
