@@ -185,6 +185,7 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         import crab_gym
 
         crab: Any = self.env.unwrapped
+        screens = crab.last_screens() if hasattr(crab, "last_screens") else {}
         spec = getattr(crab, "spec", None)
         meta: dict[str, Any] = {
             "task_id": info.get("task_id"),
@@ -199,6 +200,8 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
             "package": {"name": "crab-gym", "version": crab_gym.__version__},
             "started": time.time(),
             "initial_completion_ratio": info.get("initial_completion_ratio"),
+            "screen_sizes": {n: list(f.shape[1::-1]) for n, f in screens.items()},
+            "downscale": self.downscale,
         }
         if self._spaces is None:  # the spaces do not change: described once
             try:

@@ -191,11 +191,15 @@ def test_a_killed_writer_leaves_a_readable_partial_episode(tmp_path):
     assert names == ["done", "killed.partial"]
     done, killed = load_episode(tmp_path / "done"), load_episode(tmp_path / "killed.partial")
     assert done.complete and not killed.complete and killed.meta["status"] == "recording"
-    assert len(killed.steps) == 2 and killed.screen(1, "android").shape == (2400, 1080, 3)
+    # the writer thread may not have written the last step yet; every line there names files that exist
+    assert 1 <= len(killed.steps) <= 2
+    for t in range(len(killed.steps)):
+        assert killed.screen(t, "android").shape == (2400, 1080, 3)
     # a line cut by the kill is dropped, not an error
+    n = len(killed.steps)
     with open(tmp_path / "killed.partial" / "steps.jsonl", "a") as f:
-        f.write('{"t": 2, "rew')
-    assert len(load_episode(tmp_path / "killed.partial").steps) == 2
+        f.write(f'{{"t": {n}, "rew')
+    assert len(load_episode(tmp_path / "killed.partial").steps) == n
     assert [e.id for e in load_episodes(tmp_path, complete_only=True)] == ["done"]
 
 
