@@ -102,17 +102,14 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    import gymnasium as gym
     from rich.console import Console
 
-    import crab_gym  # noqa: F401
-    from crab_gym.baselines import OracleAgent, RandomAgent, make_llm_agent
     from crab_gym.baselines.llm import STRUCTURES
-    from crab_gym.core.metrics import format_table
-    from crab_gym.runner import evaluate, write_report
+    from crab_gym.eval.run import run_eval
 
     devices = tuple(args.devices.split(","))
-    env_id = "Crab-v0" if "android" in devices else "Crab-Desktop-v0"
+    env_id = "Crab-v0" if "android" in devices and "ubuntu" in devices else (
+        "Crab-Android-v0" if "android" in devices else "Crab-Desktop-v0")  # fmt: skip
     max_steps = args.max_steps
     if max_steps <= 0:  # auto: room for the longest scripted solution of the set, at least 20
         from crab_gym.tasks import load_tasks
@@ -130,39 +127,40 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.agent == "llm" and not args.model:
         print("--agent llm needs --model (and --base-url for a server other than OpenAI's)", file=sys.stderr)
         return 2
-    env = gym.make(env_id, devices=devices, tasks=args.tasks, max_steps=max_steps)
+    options: dict = {}
     if args.agent == "llm":
-        from crab_gym.wrappers import FunctionCalls, SetOfMarks
-
-        if args.marks:
-            env = SetOfMarks(env, ocr=args.ocr or None)
-        env = FunctionCalls(env)
-        agent = make_llm_agent(
-            args.structure, env, model=args.model, base_url=args.base_url or None, json_mode=args.json_mode
-        )
-    elif args.agent == "random":
-        agent = RandomAgent(env, seed=args.seed)
-    else:
-        agent = OracleAgent(env)
-    ids = env.unwrapped.task_ids()
-    if args.limit:
-        ids = ids[: args.limit]
+        options = {"model": args.model, "base_url": args.base_url or None, "json_mode": args.json_mode,
+                   "structure": args.structure}  # fmt: skip
+    name = f"{args.agent} ({args.structure})" if args.agent == "llm" else args.agent
+    out = args.out or f"runs/eval/{args.agent}-{Path(args.tasks).stem}"
     console = Console(stderr=True, width=120)
 
-    def show(rec) -> None:
-        mark = "[green]ok[/]" if rec.success else f"[red]{rec.termination_reason}[/]"
-        console.print(f"{rec.task_id:40s} CR {rec.completion_ratio:.2f}  {rec.actions:2d} actions  "
-                      f"{rec.seconds:5.1f} s  {mark}")  # fmt: skip
+    def show(ep: dict) -> None:
+        mark = "[green]ok[/]" if ep["success"] else f"[red]{ep['termination_reason']}[/]"
+        console.print(f"{ep['task_id']:60s} {mark}")
+
+    metrics = run_eval(
+        out, env_id, devices, args.agent, args.tasks, name=name, episodes_per_task=args.episodes_per_task,
+        jobs=args.jobs, seed=args.seed, max_steps=max_steps, limit=args.limit, agent_options=options,
+        llm_marks=args.marks, llm_ocr=args.ocr or None, on_episode=show, progress=not args.quiet,
+    )  # fmt: skip
+    from crab_gym.core.metrics import Metrics
+    from crab_gym.eval.platforms import platform_table
+
+    by_platform = {p: Metrics(**m) for p, m in metrics["platforms"].items()}
+    print(platform_table(by_platform, title=f"{name} on {args.tasks} ({','.join(devices)})"))
+    print(f"episodes, records.jsonl, metrics.json, report.html and view.html in {out}")
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from crab_gym.eval.compare import compare_table
 
     try:
-        records, metrics = evaluate(env, agent, ids, seed=args.seed, on_record=show)
-    finally:
-        env.close()
-    name = f"{args.agent} ({args.structure})" if args.agent == "llm" else args.agent
-    print(format_table(metrics, title=f"{name} on {args.tasks} ({','.join(devices)})"))
-    if args.out:
-        write_report(Path(args.out), records, metrics, title=f"crab-gym: {args.agent} on {args.tasks}")
-        print(f"records, metrics and report.html in {args.out}")
+        print(compare_table(args.runs))
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 1
     return 0
 
 
@@ -223,9 +221,15 @@ def main(argv: list[str] | None = None) -> int:
         help="step budget per episode; 0 (default): 20, or more for sets with longer scripted solutions",
     )
     e.add_argument("--limit", type=int, default=0, help="run only the first N tasks")
+    e.add_argument("--jobs", type=int, default=1, help="episodes at once, each worker with its own devices")
+    e.add_argument("--episodes-per-task", type=int, default=1)
+    e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.add_argument("--seed", type=int, default=0)
-    e.add_argument("--out", default="", help="directory for records.jsonl, metrics.json, report.html")
+    e.add_argument("--out", default="", help="run folder (default runs/eval/AGENT-TASKS); re-run to resume")
     e.set_defaults(func=_cmd_eval)
+    cmp = sub.add_parser("compare", help="several eval runs side by side, per platform")
+    cmp.add_argument("runs", nargs="+", help="run folders written by crab-gym eval")
+    cmp.set_defaults(func=_cmd_compare)
     from crab_gym.data.commands import add_parsers
     from crab_gym.play.commands import add_parsers as add_play_parsers
 

@@ -66,8 +66,11 @@ def evaluate(
     return records, aggregate(records)
 
 
-def write_report(out: Path, records: list[EpisodeRecord], metrics: Metrics, title: str) -> None:
-    """records.jsonl, metrics.json and a self-contained report.html in ``out``."""
+def write_report(
+    out: Path, records: list[EpisodeRecord], metrics: Metrics, title: str, platforms: str | None = None
+) -> None:
+    """records.jsonl, metrics.json and a self-contained report.html in ``out`` (``platforms``: the metrics
+    table per platform, as text; a ``view.html`` beside it is linked)."""
     out.mkdir(parents=True, exist_ok=True)
     records_to_jsonl(out / "records.jsonl", records)
     (out / "metrics.json").write_text(json.dumps(metrics.to_dict(), indent=2))
@@ -94,6 +97,9 @@ def write_report(out: Path, records: list[EpisodeRecord], metrics: Metrics, titl
     (out / "report.html").write_text(
         f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
         "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd}</style>"
-        f"<h1>{html.escape(title)}</h1><ul>{summary}</ul><table><tr><th>task</th><th>success</th><th>CR</th>"
+        f"<h1>{html.escape(title)}</h1><ul>{summary}</ul>"
+        + (f"<pre>{html.escape(platforms)}</pre>" if platforms else "")
+        + '<p><a href="view.html">every episode, step by step (view.html)</a></p>'
+        + "<table><tr><th>task</th><th>success</th><th>CR</th>"
         f"<th>actions</th><th>invalid</th><th>ended by</th><th>seconds</th></tr>{rows}</table>"
     )

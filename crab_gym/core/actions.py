@@ -12,7 +12,7 @@ import importlib
 import inspect
 import pickle
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, overload
 
 import docstring_parser
@@ -97,6 +97,9 @@ class ActionSpec:
     fn: Callable[..., Any]
     params: tuple[ParamSpec, ...]
     model: type[pydantic.BaseModel]
+    rebuild: tuple[Callable[..., ActionSpec], tuple[Any, ...]] | None = field(default=None, repr=False)
+    """For a spec derived at run time from another (a wrapper's variant): a module-level function and its
+    picklable arguments that build it again, so the spec pickles by recipe instead of by reference."""
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -147,6 +150,8 @@ class ActionSpec:
         }
 
     def __reduce__(self) -> tuple[Any, ...]:
+        if self.rebuild is not None:
+            return self.rebuild
         # By reference: the decorated name in the defining module holds this spec (the pydantic model and
         # the wrapped function are not importable by themselves).
         module, qualname = self.fn.__module__, self.fn.__qualname__

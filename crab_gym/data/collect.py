@@ -30,7 +30,7 @@ from crab_gym.core.metrics import EpisodeRecord, aggregate
 from crab_gym.data.episode import finished_ids, load_episodes, safe_id
 from crab_gym.wrappers.record import RecordEpisodes
 
-__all__ = ["CollectWorker", "Job", "collect", "plan_jobs"]
+__all__ = ["CollectWorker", "Job", "collect", "plan_jobs", "run_records"]
 
 AGENTS = ("oracle", "random", "llm")
 
@@ -173,7 +173,8 @@ def collect(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     env_kwargs = {"tasks": tasks, **dict(env_kwargs or {})}
-    devices = set(gym.spec(env_id).kwargs.get("devices", ("ubuntu", "android", "root")))
+    devices = set(env_kwargs.get("devices") or gym.spec(env_id).kwargs.get("devices", ("ubuntu", "android")))
+    devices.add("root")
     ids = [t.id for t in _resolve_tasks(tasks, devices)]
     if limit:
         ids = ids[:limit]
@@ -195,12 +196,12 @@ def collect(
         options = {"seed": seed, **dict(agent_options or {})}
         wrappers.append(partial(CollectWorker, agent=agent, agent_options=options))
         steps, loop, failed = _run(env_id, jobs, num_envs, env_kwargs, wrappers, on_episode, progress)
-        with open(out / "failed.jsonl", "a", encoding="utf-8") as f:
+        with open(out / "failed.jsonl", "a", encoding="utf-8") as f:  # a job that failed twice
             for job, error in failed:
                 f.write(json.dumps({"episode_id": job.episode_id, "task_id": job.task_id, "seed": job.seed,
                                     "error": error, "time": time.time()}) + "\n")  # fmt: skip
     seconds = time.perf_counter() - started
-    records = _records(out)
+    records = run_records(out)
     summary: dict[str, Any] = {"planned": len(planned), "skipped": len(planned) - len(jobs),
                                "ran": len(jobs), "steps": steps, "seconds": seconds,
                                "loop_seconds": loop,
@@ -216,9 +217,10 @@ def collect(
     return summary
 
 
-def _records(out: Path) -> list[EpisodeRecord]:
+def run_records(out: str | os.PathLike[str]) -> list[EpisodeRecord]:
     """Every complete episode's record, and an ``env_error`` record for each job that failed twice and has
     not completed since (``failed.jsonl``)."""
+    out = Path(out)
     records = [EpisodeRecord.from_dict(ep.meta["record"]) for ep in load_episodes(out, complete_only=True)
                if isinstance(ep.meta.get("record"), dict)]  # fmt: skip
     done = finished_ids(out)

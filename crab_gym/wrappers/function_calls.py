@@ -256,6 +256,13 @@ class ToolCallSpace(spaces.Text):
     def __repr__(self) -> str:
         return f"ToolCallSpace(tools={list(self.table.tools)})"
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> ToolCallSpace:
+        # The table holds action specs built at run time (Set-of-Marks' element specs), which cannot be
+        # copied; it never changes, so copies share it (vector envs batch the space by deep copies).
+        import copy
+
+        return ToolCallSpace(self.table, seed=copy.deepcopy(self.np_random, memo))
+
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, ToolCallSpace) and other.table.tools.keys() == self.table.tools.keys()
 
