@@ -67,7 +67,9 @@ def main() -> None:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     base = statistics.median(s / n for s, n, _ in results["none"])
-    print(f"Crab-Android-v0 (sim, 1080x2400), oracle, 2 async envs, {n_tasks} tasks, median of {rounds} rounds")
+    print(
+        f"Crab-Android-v0 (sim, 1080x2400), oracle, 2 async envs, {n_tasks} tasks, {rounds} rounds (median)"
+    )
     print(f"{'mode':8s} {'steps/s':>8s} {'time vs none':>13s} {'bytes/step':>11s}")
     for mode in modes:
         per_step = statistics.median(s / n for s, n, _ in results[mode])

@@ -15,7 +15,7 @@ from crab_gym.core.tasks import Task
 from crab_gym.envs.base import DeviceError, SubEnv
 from crab_gym.envs.root import RootEnv
 from crab_gym.rewards import REWARDS
-from crab_gym.spaces import ActionCodec, encode_instruction, observation_space
+from crab_gym.spaces import ActionCodec, encode_instruction, observation_space, screen_obs
 
 
 def make_subenv(name: str, backend: str | None) -> SubEnv:
@@ -52,9 +52,17 @@ class _LazyStates(Mapping[str, Any]):
 class CrabEnv(gym.Env):
     """Agents act on a desktop, a phone and a root device to finish a task written in words.
 
-    Observation: ``{"instruction": bytes, <device>: {"screen": frame}}``.
-    Action: ``(device, action, params)``.
+    Observation: ``{"instruction": bytes, <device>: {"screen": frame}}``; a frame is (H, W, 3) uint8 at the
+    device's size unless ``obs_size`` says otherwise.
+    Action: ``(device, action, params)``; points are normalised to [0, 1], whatever the observation size.
     Reward: growth of the task's completion ratio (``reward_mode="dense"``) or 1 on success (``"sparse"``).
+
+    ``obs_size``: observations sized for learning, per device (``{"android": (96, 208)}``) or one size for
+    every screen (``(128, 128)``): ``(width, height)`` for RGB, ``(width, height, 1)`` for grayscale
+    (``(width, height, 3)`` is RGB too). The space's screen shape follows as (height, width, channels).
+    Every device renders at full size and the frame is resized once with Pillow (bilinear after an integer
+    box reduction; grayscale is Pillow's luma); an unchanged frame is not resized again. ``render()`` and
+    ``last_screens()`` stay full size, and Set-of-Marks reads marks from the full frame.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -68,6 +76,7 @@ class CrabEnv(gym.Env):
         max_invalid_actions: int = 5,
         reward_mode: str = "dense",
         render_mode: str | None = None,
+        obs_size: Mapping[str, Sequence[int]] | Sequence[int] | None = None,
     ) -> None:
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
@@ -89,11 +98,16 @@ class CrabEnv(gym.Env):
         self.render_mode = render_mode
         self.codec = ActionCodec(list(self.subenvs.values()))
         self.action_space = self.codec.space
-        self.observation_space = observation_space(list(self.subenvs.values()))
+        # The simulated phone could draw small directly, but not the same picture: it lays out and draws at
+        # device pixels (a 6 px font floor, 3-6 px lines and outlines), so every backend renders full size
+        # and the observation is one Pillow resize of that frame.
+        self.screen_obs = screen_obs(list(self.subenvs.values()), obs_size)
+        self.observation_space = observation_space(list(self.subenvs.values()), self.screen_obs)
         self.task: Task | None = None
         self.graph: GraphEvaluator | None = None
         self._states = _LazyStates(self.subenvs)
         self._last_frames: dict[str, np.ndarray] = {}
+        self._last_obs: dict[str, np.ndarray] = {}
         self._steps = 0
         self._actions = 0
         self._invalid = 0
@@ -105,14 +119,16 @@ class CrabEnv(gym.Env):
         options = options or {}
         self.task = self._pick_task(options.get("task"))
         t0 = time.perf_counter()
-        for name in list(self.subenvs):
-            self._reset_device(name, seed)
-        self.task.setup(self.subenvs)
-        for sub in self.subenvs.values():
-            sub.settle()
-            sub.invalidate_state()
-        self.graph = self.task.evaluator()
-        self.graph.update(self._states)
+        try:
+            self._reset_devices(self.task, seed)
+        except (DeviceError, OSError):
+            # A device that died during an episode may still reset (the phone behind a dead adb link resets
+            # in-process) and fail only in the task's setup: rebuild every device and try once more.
+            for name in list(self.subenvs):
+                if name != "root":  # in-process, it cannot die
+                    self._rebuild_device(name)
+            self._reset_devices(self.task, seed)
+        assert self.graph is not None
         self._steps = self._actions = self._invalid = 0
         self._done = False
         info = self._info(reset_seconds=time.perf_counter() - t0)
@@ -222,6 +238,11 @@ class CrabEnv(gym.Env):
         """Every device's frame as of the last observation, before any wrapper drew on or resized it."""
         return dict(self._last_frames)
 
+    def device_ids(self) -> dict[str, dict[str, Any]]:
+        """{device: plain values telling it apart from others of its kind} (an X display and its Xvfb pid,
+        a phone's sandbox or adb serial); picklable, so ``vec.call("device_ids")`` works."""
+        return {name: sub.identity() for name, sub in self.subenvs.items() if name != "root"}
+
     def backend_names(self) -> dict[str, str]:
         """The backend string of every device (``root`` has none)."""
         return {
@@ -247,35 +268,56 @@ class CrabEnv(gym.Env):
             )
         return self.tasks[int(self.np_random.integers(len(self.tasks)))]
 
+    def _reset_devices(self, task: Task, seed: int | None) -> None:
+        """Reset every device, set the task up on them and evaluate the start state."""
+        for name in list(self.subenvs):
+            self._reset_device(name, seed)
+        task.setup(self.subenvs)
+        for sub in self.subenvs.values():
+            sub.settle()
+            sub.invalidate_state()
+        self.graph = task.evaluator()
+        self.graph.update(self._states)
+
     def _reset_device(self, name: str, seed: int | None) -> None:
         """Reset a device; a dead one is closed and rebuilt once before giving up."""
         try:
             self.subenvs[name].reset(seed)
         except (DeviceError, OSError):
-            self.subenvs[name].close()
-            self.subenvs[name] = make_subenv(name, self._backends.get(name))
-            self.codec.subenvs = list(self.subenvs.values())  # same order, the new device in place
+            self._rebuild_device(name)
             self.subenvs[name].reset(seed)
+
+    def _rebuild_device(self, name: str) -> None:
+        """Close a device and put a new one of the same backend in its place."""
+        self.subenvs[name].close()
+        self.subenvs[name] = make_subenv(name, self._backends.get(name))
+        self.codec.subenvs = list(self.subenvs.values())  # same order, the new device in place
 
     def _observe(self) -> dict[str, Any]:
         assert self.task is not None
         obs: dict[str, Any] = {"instruction": encode_instruction(self.task.description)}
         for name, sub in self.subenvs.items():
-            if name in self.observation_space.spaces:
+            if name in self.screen_obs:
                 raw = sub.screenshot()
-                # A device hands back its cached frame while the screen is unchanged; observations of two
-                # steps must not be one object (users keep them), so an unchanged frame is copied.
-                obs[name] = {"screen": raw.copy() if raw is self._last_frames.get(name) else raw}
+                # A device hands back its cached frame while the screen is unchanged: its observation is not
+                # converted again, and is copied (observations of two steps must not be one object).
+                if raw is self._last_frames.get(name) and name in self._last_obs:
+                    screen = self._last_obs[name].copy()
+                else:
+                    screen = self.screen_obs[name].convert(raw)
+                obs[name] = {"screen": screen}
                 self._last_frames[name] = raw
+                self._last_obs[name] = screen
         return obs
 
     def _blank_observation(self) -> dict[str, Any]:
         """All-zero frames, for a step whose device died (the next reset recovers it)."""
         obs: dict[str, Any] = {"instruction": encode_instruction(self.task.description if self.task else "")}
-        for name, space in self.observation_space.spaces.items():
-            if name != "instruction":
-                obs[name] = {"screen": np.zeros(space["screen"].shape, np.uint8)}
-                self._last_frames[name] = obs[name]["screen"]
+        for name, screen in self.screen_obs.items():
+            obs[name] = {"screen": np.zeros(screen.shape, np.uint8)}
+            w, h = self.subenvs[name].screen_size
+            self._last_frames[name] = np.zeros((h, w, 3), np.uint8)
+            self._last_obs.pop(name, None)
         return obs
 
     def _info(self, **extra: Any) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from PIL import Image
 
 from crab_gym.core.actions import ActionSpec, InvalidAction, Point
 from crab_gym.envs.base import SubEnv
@@ -219,10 +220,71 @@ class ActionCodec:
         return m
 
 
-def observation_space(subenvs: Sequence[SubEnv]) -> spaces.Dict:
+@dataclass(frozen=True)
+class ScreenObs:
+    """How one device's frame becomes its observation: ``width`` x ``height`` pixels, 3 channels (RGB) or
+    1 (grayscale, ITU-R 601-2 luma as Pillow's ``convert("L")``)."""
+
+    width: int
+    height: int
+    channels: int = 3
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.height, self.width, self.channels)
+
+    def convert(self, frame: np.ndarray) -> np.ndarray:
+        """The observation of a full-size (H, W, 3) frame: the frame itself when nothing changes, else one
+        Pillow resize (bilinear after an integer box reduction, as FlattenActions shrinks) and, for
+        grayscale, a luma conversion of the small image."""
+        if frame.shape == self.shape:
+            return frame
+        img = Image.fromarray(np.ascontiguousarray(frame, dtype=np.uint8))
+        if img.size != (self.width, self.height):
+            img = img.resize((self.width, self.height), Image.Resampling.BILINEAR, reducing_gap=2.0)
+        if self.channels == 1:
+            return np.asarray(img.convert("L"))[:, :, None]
+        return np.asarray(img)
+
+
+def screen_obs(
+    subenvs: Sequence[SubEnv], obs_size: Mapping[str, Sequence[int]] | Sequence[int] | None = None
+) -> dict[str, ScreenObs]:
+    """{device: ScreenObs} for every device with a screen, from CrabEnv's ``obs_size`` (see its docstring):
+    per device name, or one size for every screen; ``(width, height)`` or ``(width, height, channels)``."""
+    full = {s.name: s.screen_size for s in subenvs if all(s.screen_size)}
+    if obs_size is None:
+        wanted: dict[str, Sequence[int]] = {}
+    elif isinstance(obs_size, Mapping):
+        wanted = dict(obs_size)
+        unknown = set(wanted) - set(full)
+        if unknown:
+            raise ValueError(
+                f"obs_size for devices without a screen here: {sorted(unknown)}; screens: {sorted(full)}"
+            )
+    else:
+        wanted = {name: obs_size for name in full}
+    out = {}
+    for name, (w, h) in full.items():
+        size = tuple(int(v) for v in wanted.get(name, (w, h, 3)))
+        if len(size) == 2:
+            size = (*size, 3)
+        if len(size) != 3 or size[0] < 1 or size[1] < 1 or size[2] not in (1, 3):
+            raise ValueError(
+                f"obs_size for {name!r} must be (width, height) or (width, height, channels 1 or 3), "
+                f"got {wanted.get(name)!r}"
+            )
+        out[name] = ScreenObs(*size)
+    return out
+
+
+def observation_space(
+    subenvs: Sequence[SubEnv], screens: Mapping[str, ScreenObs] | None = None
+) -> spaces.Dict:
+    """The observation Dict: the instruction bytes and each screen (full size unless ``screens`` says)."""
+    screens = screens if screens is not None else screen_obs(subenvs)
     entries: dict[str, spaces.Space] = {"instruction": spaces.Box(0, 255, (INSTRUCTION_BYTES,), np.uint8)}
     for s in subenvs:
-        w, h = s.screen_size
-        if w and h:
-            entries[s.name] = spaces.Dict({"screen": spaces.Box(0, 255, (h, w, 3), np.uint8)})
+        if s.name in screens:
+            entries[s.name] = spaces.Dict({"screen": spaces.Box(0, 255, screens[s.name].shape, np.uint8)})
     return spaces.Dict(entries)

@@ -87,6 +87,10 @@ class SubEnv(abc.ABC):
     def close(self) -> None:
         """Release the device; idempotent."""
 
+    def identity(self) -> dict[str, Any]:
+        """Plain values telling this device apart from others of its kind; none by default."""
+        return {}
+
     def action_names(self) -> list[str]:
         return [a.name for a in self.actions]
 

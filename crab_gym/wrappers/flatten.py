@@ -286,7 +286,10 @@ def _fit(w: int, h: int, size: int | tuple[int, int]) -> tuple[int, int]:
 
 
 def _resize(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """An (H, W, C) frame at ``size`` (w, h); C is 3 (RGB) or 1 (grayscale)."""
     if (frame.shape[1], frame.shape[0]) == size:
         return frame.copy()
-    img = Image.fromarray(np.ascontiguousarray(frame, dtype=np.uint8))
-    return np.asarray(img.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0), dtype=np.uint8)
+    gray = frame.ndim == 3 and frame.shape[2] == 1
+    img = Image.fromarray(np.ascontiguousarray(frame[:, :, 0] if gray else frame, dtype=np.uint8))
+    out = np.asarray(img.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0), dtype=np.uint8)
+    return out[:, :, None] if gray else out

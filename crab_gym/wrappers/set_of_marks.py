@@ -6,10 +6,15 @@ interactive-region detector that needs no weights (icons without text). They are
 (:func:`crab_gym.wrappers.marks.merge`), drawn on the screen, and exposed as fixed-shape arrays in the
 observation and as text lines (``[7] button "Send"``) in ``info["marks"]``. In the action, every point
 parameter becomes an element id: ``point`` -> ``element``, ``start`` -> ``start_element``, ...
+
+Over a CrabEnv with a smaller ``obs_size``, marks are found on the full-size frame (``last_screens()``) and
+their boxes scaled to the observation (the ``marks`` array and the drawing are in observation pixels);
+``self.marks`` stays in device pixels, so an element id acts where the element is.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from typing import Annotated, Any
@@ -18,6 +23,7 @@ import gymnasium as gym
 import numpy as np
 import pydantic
 from gymnasium import spaces
+from PIL import Image
 from pydantic import Field
 
 from crab_gym.core.actions import ActionSpec, ParamSpec
@@ -108,15 +114,19 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def _observe(self, obs: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
         out = dict(obs)
         described = {}
+        full_frames = self.crab.last_screens() if hasattr(self.crab, "last_screens") else {}
         for name in self.screens:
             frame = obs[name]["screen"]
-            marks = self.compute_marks(name, frame)
+            full = full_frames.get(name, frame)
+            marks = self.compute_marks(name, full)
             self.marks[name] = marks
+            if full.shape[:2] != frame.shape[:2]:
+                marks = scale_marks(marks, (full.shape[1], full.shape[0]), (frame.shape[1], frame.shape[0]))
             boxes = np.zeros((self.max_marks, 4), np.int32)
             for i, m in enumerate(marks):
                 boxes[i] = m.box
             out[name] = {
-                "screen": draw(frame, marks) if self.draw_marks else frame,
+                "screen": _draw(frame, marks) if self.draw_marks else frame,
                 "marks": boxes,
                 "mark_count": np.asarray(len(marks), np.int32),
             }
@@ -229,27 +239,53 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
         }
 
     def _element_spec(self, spec: ActionSpec) -> ActionSpec:
-        if not any(p.name in self.point_params for p in spec.params):
-            return spec
-        mark_id = Annotated[int, Field(ge=1, le=self.max_marks)]
-        params = tuple(
-            ParamSpec(
-                element_param(p.name),
-                mark_id,
-                f"The number of the mark to act on (instead of {p.name}: {p.description})",
-                p.default,
-            )
-            if p.name in self.point_params
-            else p
-            for p in spec.params
+        return element_spec(spec, tuple(self.point_params), self.max_marks)
+
+
+def element_spec(spec: ActionSpec, point_params: tuple[str, ...], max_marks: int) -> ActionSpec:
+    """``spec`` with its point parameters replaced by mark ids (1..max_marks); it pickles as this recipe."""
+    if not any(p.name in point_params for p in spec.params):
+        return spec
+    mark_id = Annotated[int, Field(ge=1, le=max_marks)]
+    params = tuple(
+        ParamSpec(
+            element_param(p.name),
+            mark_id,
+            f"The number of the mark to act on (instead of {p.name}: {p.description})",
+            p.default,
         )
-        fields: dict[str, Any] = {
-            p.name: (p.annotation, Field(... if p.required else p.default, description=p.description))
-            for p in params
-        }
-        model = pydantic.create_model(  # type: ignore[call-overload]
-            f"{spec.name}_marked_params", __config__=pydantic.ConfigDict(extra="forbid"), **fields
-        )
-        return ActionSpec(
-            name=spec.name, description=spec.description, fn=spec.fn, params=params, model=model
-        )
+        if p.name in point_params
+        else p
+        for p in spec.params
+    )
+    fields: dict[str, Any] = {
+        p.name: (p.annotation, Field(... if p.required else p.default, description=p.description))
+        for p in params
+    }
+    model = pydantic.create_model(  # type: ignore[call-overload]
+        f"{spec.name}_marked_params", __config__=pydantic.ConfigDict(extra="forbid"), **fields
+    )
+    return ActionSpec(
+        name=spec.name, description=spec.description, fn=spec.fn, params=params, model=model,
+        rebuild=(element_spec, (spec, point_params, max_marks)),
+    )  # fmt: skip
+
+
+def scale_marks(marks: list[Mark], size: tuple[int, int], to: tuple[int, int]) -> list[Mark]:
+    """Marks with their boxes moved from a (w, h) frame to a ``to`` (w, h) frame; at least 1 px a side."""
+    sx, sy = to[0] / size[0], to[1] / size[1]
+    out = []
+    for m in marks:
+        x1, y1 = min(int(m.box[0] * sx), to[0] - 1), min(int(m.box[1] * sy), to[1] - 1)
+        x2 = min(max(math.ceil(m.box[2] * sx), x1 + 1), to[0])
+        y2 = min(max(math.ceil(m.box[3] * sy), y1 + 1), to[1])
+        out.append(Mark(m.id, (x1, y1, x2, y2), m.role, m.name, m.source))
+    return out
+
+
+def _draw(frame: np.ndarray, marks: list[Mark]) -> np.ndarray:
+    """The marks drawn on an RGB (H, W, 3) or grayscale (H, W, 1) frame."""
+    if frame.ndim == 3 and frame.shape[2] == 1:
+        drawn = draw(np.repeat(frame, 3, axis=2), marks)
+        return np.asarray(Image.fromarray(drawn).convert("L"))[:, :, None]
+    return draw(frame, marks)

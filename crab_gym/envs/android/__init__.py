@@ -137,6 +137,16 @@ class AndroidEnv(SubEnv):
                 out.append(UIElement(box, role, label, source="uiautomator"))
         return out
 
+    def identity(self) -> dict[str, Any]:
+        """The adb serial and server port of a phone reached through adb; an in-process one's sandbox."""
+        dev = self._device
+        if dev is None:
+            return {}
+        if isinstance(dev, SimDevice):
+            return {"sandbox": str(dev.phone.fs.root)}
+        serial = getattr(dev, "serial", None)
+        return {"serial": serial, "adb_port": getattr(dev, "_port", None)} if serial else {}
+
     def close(self) -> None:
         if self._device is not None:
             self._device.close()

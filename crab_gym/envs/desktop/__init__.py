@@ -146,6 +146,13 @@ class DesktopEnv(SubEnv):
                 out.append(UIElement(clipped, n["role"], n["name"], source="atspi"))
         return out
 
+    def identity(self) -> dict[str, Any]:
+        """The X display and the pid of its Xvfb (empty before the first reset)."""
+        xvfb = getattr(self.session, "_xvfb", None)
+        if self.session is None or xvfb is None:
+            return {}
+        return {"display": self.session.display_name, "xvfb_pid": xvfb.pid}
+
     def close(self) -> None:
         if self.session is not None:
             self.session.close()
