@@ -55,7 +55,13 @@ def test_aggregate_formulas() -> None:
     # CE over the three records that report tokens; 0 tokens counts as 0
     assert m.CE == pytest.approx((1.0 / 1000 + 0.5 / 2000 + 0.0) / 3)
     assert m.termination_shares == pytest.approx(
-        {"false_completion": 1 / 3, "step_limit": 1 / 3, "invalid_action_limit": 1 / 3, "env_error": 0.0}
+        {
+            "false_completion": 1 / 3,
+            "step_limit": 1 / 3,
+            "invalid_action_limit": 1 / 3,
+            "env_error": 0.0,
+            "agent_error": 0.0,
+        }
     )
     assert set(m.termination_shares) == set(TERMINATION_REASONS) - {"success"}
     assert m.mean_steps == pytest.approx((5 + 15 + 2 + 3) / 4)

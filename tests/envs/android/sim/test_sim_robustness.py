@@ -49,8 +49,11 @@ GARBAGE = [
 def test_garbage_closes_only_that_connection(adb, served, junk):
     s = _connect_raw(served)
     with s:
-        s.sendall(junk)
-        s.shutdown(socket.SHUT_WR)
+        try:
+            s.sendall(junk)
+            s.shutdown(socket.SHUT_WR)
+        except OSError:  # the phone dropped the connection before we were done sending: closed, as wanted
+            pass
         assert _is_closed(s)
     assert adb("-s", served.serial, "shell", "echo alive").stdout == b"alive\n"
     assert adb.wait_device(served.serial, timeout=2) == "device"
