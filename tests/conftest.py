@@ -50,3 +50,20 @@ def adb_port():
     subprocess.run(
         [adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30, env=env, check=False
     )
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Debian's Chromium, headless, driven by Playwright (never a browser Playwright downloads)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    path = "/usr/bin/chromium"
+    if not os.access(path, os.X_OK):
+        pytest.skip(f"no {path} (Debian package chromium)")
+    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"]  # fmt: skip
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=path, args=args, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 import re
 
 import numpy as np
@@ -15,16 +14,6 @@ from PIL import Image
 from crab_gym.data import load_episodes
 from crab_gym.data.draw_actions import ARROW_COLOR, DOT_COLOR, MARK_COLOR, draw_action, draw_marks
 from crab_gym.data.view import write_view
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 # Per episode section, per card: kind, t, caption texts and each frame's key, device, size and src.
 DOM_DUMP = """() => [...document.querySelectorAll("section.episode")].map(s => ({
@@ -61,16 +50,10 @@ def decode(src: str) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def page():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"no {CHROMIUM}")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield browser.new_page(viewport={"width": 1400, "height": 900})
-        finally:
-            browser.close()
+def page(chromium):
+    page = chromium.new_page(viewport={"width": 1400, "height": 900})
+    yield page
+    page.close()
 
 
 def open_view(page, html, shot):

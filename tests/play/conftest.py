@@ -19,16 +19,6 @@ from websockets.sync.client import ClientConnection, connect  # noqa: E402
 from crab_gym.play.server import make_app  # noqa: E402
 from crab_gym.play.session import PlayConfig  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -105,13 +95,5 @@ def phone_server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    import os
-
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("no Debian chromium at /usr/bin/chromium")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+def browser(chromium):
+    return chromium
