@@ -64,16 +64,6 @@ def element_description(role: str, name: str) -> str:
     return f"{word} {json.dumps(name.strip(), ensure_ascii=False)}"
 
 
-def _device_size(ep: Episode, device: str, frame_wh: tuple[int, int]) -> tuple[int, int]:
-    """The device's screen size (w, h) in the pixels element boxes are in: the observed screen's size when
-    the observation holds it (the stored frame may be downscaled), else the stored frame's."""
-    try:
-        shape = ep.meta["observation_space"]["spaces"][device]["spaces"]["screen"]["shape"]
-        return int(shape[1]), int(shape[0])
-    except (KeyError, TypeError, IndexError):
-        return frame_wh
-
-
 # ---- grounding ----------------------------------------------------------------------------------------
 
 
@@ -100,7 +90,7 @@ def _grounding_rows(
                     if ref not in images:
                         frame = ep.array(ref)
                         images[ref] = {"bytes": encode_image(frame), "path": None, "wh": frame.shape[1::-1]}
-                    w, h = _device_size(ep, device, images[ref]["wh"])
+                    w, h = ep.screen_size(device) or images[ref]["wh"]
                     fw, fh = images[ref]["wh"]
                     yield {
                         "image": {"bytes": images[ref]["bytes"], "path": None},

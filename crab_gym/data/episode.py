@@ -249,6 +249,18 @@ class Episode:
     def devices(self) -> list[str]:
         return list(self.steps[0].get("screens", {})) if self.steps else []
 
+    def screen_size(self, device: str) -> tuple[int, int] | None:
+        """(width, height) of ``device``'s full frame: the pixels recorded element and mark boxes are in
+        (stored screens may be downscaled, observations resized by ``obs_size``)."""
+        size = (self.meta.get("screen_sizes") or {}).get(device)
+        if isinstance(size, list) and len(size) == 2:
+            return int(size[0]), int(size[1])
+        try:  # a recording from before screen_sizes was kept: the observation's screen
+            shape = self.meta["observation_space"]["spaces"][device]["spaces"]["screen"]["shape"]
+            return int(shape[1]), int(shape[0])
+        except (KeyError, TypeError, IndexError, ValueError):
+            return None
+
     def array(self, ref: str) -> np.ndarray:
         """The array stored under ``ref`` (a path from a step line), decoded."""
         if ref not in self._cache:

@@ -106,15 +106,6 @@ def action_text(step: Mapping[str, Any]) -> str:
     return raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
 
 
-def _device_size(meta: Mapping[str, Any], device: str) -> tuple[int, int] | None:
-    """(width, height) of ``device``'s screen in the observation space (the pixels marks are in)."""
-    try:
-        shape = meta["observation_space"]["spaces"][device]["spaces"]["screen"]["shape"]
-        return int(shape[1]), int(shape[0])
-    except (KeyError, TypeError, IndexError, ValueError):
-        return None
-
-
 def curve_svg(values: list[float | None], width: int = 380, height: int = 120) -> Markup:
     """An inline SVG line chart of the completion ratio (0 to 1) over steps 0..n."""
     left, right, top, bottom = 34, 10, 8, 22
@@ -189,7 +180,7 @@ def _frames_of(ep: Episode, t: int, readable: Any, frames: _Frames) -> list[dict
             continue
         marks = (step.get("marks") or {}).get(dev)
         if marks:
-            size = _device_size(ep.meta, dev) or ep.array(ref).shape[1::-1]
+            size = ep.screen_size(dev) or ep.array(ref).shape[1::-1]
             image = draw_marks(image, marks, (image.width / size[0], image.height / size[1]))
         acted = isinstance(readable, Mapping) and readable.get("device") == dev
         if acted:

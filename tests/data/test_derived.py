@@ -98,6 +98,25 @@ def test_grounding_boxes_follow_a_downscaled_recording(tmp_path):
     assert row["box_norm"] == pytest.approx([x1 / 1080, y1 / 2400, x2 / 1080, y2 / 2400])
 
 
+def test_grounding_boxes_are_in_device_pixels_under_small_observations(tmp_path):
+    """With obs_size the agent sees a 108x240 frame, but elements are boxes on the full frame, which is
+    what the recorder stores as the screen: the boxes must not be rescaled by the observation's size."""
+    run = tmp_path / "rl"
+    env = RecordEpisodes(
+        gym.make("Crab-Android-v0", tasks=["sms_send-0"], obs_size={"android": (108, 240)}), run
+    )
+    try:
+        env.reset(seed=0, options={"episode_id": "rl"})
+    finally:
+        env.close()
+    ep = load_episode(run / "rl")
+    assert ep.observation(0)["android"]["screen"].shape == (240, 108, 3)
+    assert ep.screen_size("android") == (1080, 2400)
+    ds = grounding_dataset(run, tmp_path / "g")
+    boxes = {tuple(e["box"]) for e in ep.steps[0]["elements"]["android"]}
+    assert len(ds) and all(tuple(row["box"]) in boxes for row in ds)
+
+
 def test_inverse_dynamics_pairs(phone_run, marked_run, tmp_path):
     ds = inverse_dynamics_dataset(phone_run, tmp_path / "idm")
     episodes = _episodes(phone_run)
