@@ -239,12 +239,21 @@ class ScreenObs:
         grayscale, a luma conversion of the small image."""
         if frame.shape == self.shape:
             return frame
-        img = Image.fromarray(np.ascontiguousarray(frame, dtype=np.uint8))
-        if img.size != (self.width, self.height):
-            img = img.resize((self.width, self.height), Image.Resampling.BILINEAR, reducing_gap=2.0)
+        small = resize_frame(frame, (self.width, self.height))
         if self.channels == 1:
-            return np.asarray(img.convert("L"))[:, :, None]
-        return np.asarray(img)
+            return np.asarray(Image.fromarray(small).convert("L"))[:, :, None]
+        return small
+
+
+def resize_frame(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """An (H, W, 3) or (H, W, 1) uint8 frame at ``size`` (w, h), channels kept: one Pillow resize (bilinear
+    after an integer box reduction); the frame itself when it already has that size."""
+    if (frame.shape[1], frame.shape[0]) == size:
+        return frame
+    gray = frame.ndim == 3 and frame.shape[2] == 1
+    img = Image.fromarray(np.ascontiguousarray(frame[:, :, 0] if gray else frame, dtype=np.uint8))
+    out = np.asarray(img.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0), dtype=np.uint8)
+    return out[:, :, None] if gray else out
 
 
 def screen_obs(

@@ -28,9 +28,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from PIL import Image
 
-from crab_gym.spaces import decode_instruction
+from crab_gym.spaces import decode_instruction, resize_frame
 from crab_gym.wrappers.set_of_marks import element_param
 
 __all__ = ["FlattenActions", "text_candidates"]
@@ -286,10 +285,6 @@ def _fit(w: int, h: int, size: int | tuple[int, int]) -> tuple[int, int]:
 
 
 def _resize(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """An (H, W, C) frame at ``size`` (w, h); C is 3 (RGB) or 1 (grayscale)."""
-    if (frame.shape[1], frame.shape[0]) == size:
-        return frame.copy()
-    gray = frame.ndim == 3 and frame.shape[2] == 1
-    img = Image.fromarray(np.ascontiguousarray(frame[:, :, 0] if gray else frame, dtype=np.uint8))
-    out = np.asarray(img.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0), dtype=np.uint8)
-    return out[:, :, None] if gray else out
+    """An (H, W, C) frame at ``size`` (w, h), C 3 (RGB) or 1 (grayscale); never the input object itself."""
+    out = resize_frame(frame, size)
+    return out.copy() if out is frame else out
