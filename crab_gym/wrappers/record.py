@@ -243,7 +243,7 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if not self.elements:
             return marks, elements
         crab: Any = self.env.unwrapped
-        for dev in crab.last_screens() if hasattr(crab, "last_screens") else ():
+        for dev in screens:  # the devices whose screens this step stored
             cached = self._elements_cache.get(dev)
             if self._marks is not None and dev in getattr(self._marks, "candidates", {}):
                 found = self._marks.candidates[dev]
