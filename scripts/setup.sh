@@ -12,7 +12,7 @@ DEBS=(
   libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-gtk3
   python3 python3-venv python3-dev python3-gi python3-pyatspi gir1.2-atspi-2.0 gir1.2-gtk-3.0
   fonts-dejavu-core xfonts-base sqlite3 procps psmisc adb tesseract-ocr tesseract-ocr-eng
-  chromium
+  chromium chromium-driver fonts-roboto fonts-material-design-icons-iconfont
 )
 
 SUDO=""
@@ -36,5 +36,5 @@ fi
 # pip's noise about absent local index folders is dropped; a failed install still stops the setup.
 quiet_pip() { .venv/bin/python -m pip "$@" 2>&1 | { grep -v "^WARNING: Location" || true; }; }
 quiet_pip install -q --upgrade pip || echo "setup: could not upgrade pip; going on with the one we have"
-quiet_pip install -q -e ".[test,android,androidenv,marks,sb3,llm,data,play]"
+quiet_pip install -q -e ".[test,android,androidenv,marks,sb3,llm,data,play,plots,ray]"
 .venv/bin/python -c "import crab_gym, gymnasium, pyatspi" || { echo "setup: the venv is broken" >&2; exit 1; }
