@@ -1,0 +1,152 @@
+"""One protocol for any Gymnasium env: steps/s, reset time and memory, alone and in 1 and 2 async workers.
+
+Plain gymnasium + stdlib, so the same code measures crab-gym and, from its own virtualenv, MiniWoB++
+(bench/vs_miniwob.py runs this file there as a script). A policy is ``policy(rng) -> action``.
+
+Memory is the proportional set size (PSS, /proc/PID/smaps_rollup) of the async workers and everything
+they started (browsers, X servers, apps), divided by the number of envs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector.utils import concatenate, create_empty_array
+
+Policy = Callable[[np.random.Generator], Any]
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        tree.setdefault(ppid, []).append(int(d.name))
+    return tree
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (not ``pid`` itself)."""
+    tree, out, todo = _children(), [], [pid]
+    while todo:
+        kids = tree.get(todo.pop(), [])
+        out += kids
+        todo += kids
+    return out
+
+
+def pss_mb(pids: list[int]) -> float:
+    total_kb = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total_kb += int(line.split()[1])
+        except OSError:
+            continue
+    return total_kb / 1024
+
+
+def run_single(make: Callable[[], gym.Env], policy: Policy, seconds: float, resets: int = 5) -> dict:
+    """Env steps/s and median reset time of one env in this process."""
+    env = make()
+    rng = np.random.default_rng(0)
+    try:
+        env.reset(seed=0)
+        times = []
+        for i in range(resets):
+            t = time.perf_counter()
+            env.reset(seed=i + 1)
+            times.append(time.perf_counter() - t)
+        for _ in range(5):  # warm-up
+            _step(env, policy(rng))
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            _step(env, policy(rng))
+            n += 1
+        return {"steps_per_s": n / (time.perf_counter() - t0), "reset_s": statistics.median(times)}
+    finally:
+        env.close()
+
+
+def _step(env: gym.Env, action: Any) -> None:
+    _, _, term, trunc, _ = env.step(action)
+    if term or trunc:
+        env.reset()
+
+
+def run_async(
+    make: Callable[[], gym.Env], policy: Policy, seconds: float, num_envs: int = 2, shared_memory: bool = True
+) -> dict:
+    """Env steps/s (``num_envs`` per vector step) and PSS per env with async workers (autoreset on)."""
+    vec = gym.vector.AsyncVectorEnv([make] * num_envs, shared_memory=shared_memory)
+    rng = np.random.default_rng(0)
+    space = vec.single_action_space
+    out = create_empty_array(space, num_envs)
+
+    def batch() -> Any:
+        return concatenate(space, [policy(rng) for _ in range(num_envs)], out)
+
+    try:
+        vec.reset(seed=0)
+        for _ in range(5):
+            vec.step(batch())
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            vec.step(batch())
+            n += num_envs
+        rate = n / (time.perf_counter() - t0)
+        mem = pss_mb(descendants(os.getpid())) / num_envs
+        return {"steps_per_s": rate, "mb_per_env": mem}
+    finally:
+        vec.close()
+
+
+def measure(make: Callable[[], gym.Env], policy: Policy, seconds: float, shared_memory: bool = True) -> dict:
+    """The whole protocol: one env in-process, then 1 and 2 async workers."""
+    out = run_single(make, policy, seconds)
+    for n in (1, 2):
+        res = run_async(make, policy, seconds, num_envs=n, shared_memory=shared_memory)
+        out |= {f"async{n}_{k}": v for k, v in res.items()}
+    return out
+
+
+def _miniwob_main(task: str, seconds: float) -> None:
+    """Measure MiniWoB++ (run inside a virtualenv that has miniwob; prints one JSON line)."""
+    import miniwob  # noqa: PLC0415 - only in MiniWoB's own virtualenv
+    from miniwob.action import ActionTypes  # noqa: PLC0415
+
+    gym.register_envs(miniwob)
+    probe = gym.make(task)
+    kinds = list(probe.unwrapped.action_space_config.action_types)
+    click = kinds.index(ActionTypes.CLICK_COORDS)
+    width, height = (
+        probe.unwrapped.action_space_config.screen_width,
+        probe.unwrapped.action_space_config.screen_height,
+    )
+    template = probe.action_space.sample()
+    probe.close()
+
+    def policy(rng: np.random.Generator) -> dict:
+        coords = np.array([rng.uniform(0, width), rng.uniform(50, height)], dtype=np.float32)
+        return {**template, "action_type": click, "coords": coords}
+
+    # Its DOM observation has a dynamic shape, which shared memory cannot hold.
+    print(json.dumps(measure(lambda: gym.make(task), policy, seconds, shared_memory=False)))
+
+
+if __name__ == "__main__":
+    _miniwob_main(sys.argv[1], float(sys.argv[2]))

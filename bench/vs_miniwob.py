@@ -1,0 +1,119 @@
+"""crab-gym beside MiniWoB++, measured in one run with one protocol (bench/throughput.py); prints one table.
+
+MiniWoB++ ``miniwob/click-test-2-v1`` (headless Debian chromium through chromium-driver) is the anchor.
+Then Crab-Android-v0 (simulated phone in-process at full size and at 96x208, and the same phone served over
+adb), Crab-Desktop-v0 and Crab-v0. Every env gets clicks/taps at random points. Columns: env steps/s of one
+env in this process and as a multiple of MiniWoB++'s, median reset time, env steps/s with 1 and 2 async
+workers and their ratio (what a second worker adds), and PSS per env.
+
+MiniWoB++ needs gymnasium>=1.2.3 while RLlib pins 1.2.2, so it runs in its own virtualenv (``.venv-miniwob``,
+made on first use with ``pip install miniwob``). Needs Debian ``chromium`` and ``chromium-driver``.
+
+Run: .venv/bin/python bench/vs_miniwob.py [seconds-per-case]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+from throughput import measure  # bench/ is sys.path[0] when run as a script
+
+import crab_gym  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV = ROOT / ".venv-miniwob"
+MINIWOB_TASK = "miniwob/click-test-2-v1"
+ANDROID_TASK = "contacts_add-0"
+NEVER = 10**9
+
+
+def miniwob(seconds: float) -> dict:
+    """MiniWoB++ figures from its own virtualenv."""
+    py = VENV / "bin" / "python"
+    if not py.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        subprocess.run([str(py), "-m", "pip", "install", "-q", "miniwob>=1.1"], check=True)
+    env = {
+        **os.environ,
+        "MINIWOB_CHROME_BINARY": "/usr/bin/chromium",
+        "MINIWOB_CHROMEDRIVER": "/usr/bin/chromedriver",
+    }
+    res = subprocess.run(
+        [str(py), str(ROOT / "bench" / "throughput.py"), MINIWOB_TASK, str(seconds)],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    if res.returncode != 0:
+        raise RuntimeError(f"MiniWoB++ run failed:\n{res.stderr[-2000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def crab_case(env_id: str, devices: tuple[str, ...], **kwargs) -> tuple[Callable[[], gym.Env], Callable]:
+    """A factory for ``env_id`` and a policy tapping/clicking random points on ``devices`` in turn."""
+
+    def make() -> gym.Env:
+        return gym.make(env_id, max_steps=NEVER, **kwargs)
+
+    probe = make()
+    encode = probe.unwrapped.encode_action
+    verbs = {"android": "tap", "ubuntu": "click"}
+    probe.close()
+
+    def policy(rng: np.random.Generator) -> tuple:
+        dev = devices[int(rng.integers(len(devices)))]
+        return encode(dev, verbs[dev], {"point": (rng.uniform(0.05, 0.95), rng.uniform(0.1, 0.9))})
+
+    return make, policy
+
+
+def cases() -> dict[str, tuple[Callable[[], gym.Env], Callable]]:
+    small = {"android": (96, 208)}
+    return {
+        "Crab-Android-v0 sim 1080x2400": crab_case("Crab-Android-v0", ("android",), tasks=[ANDROID_TASK]),
+        "Crab-Android-v0 sim 96x208": crab_case(
+            "Crab-Android-v0", ("android",), tasks=[ANDROID_TASK], obs_size=small
+        ),
+        "Crab-Android-v0 adb-sim 96x208": crab_case(
+            "Crab-Android-v0",
+            ("android",),
+            tasks=[ANDROID_TASK],
+            obs_size=small,
+            backends={"android": "adb-sim"},
+        ),
+        "Crab-Desktop-v0": crab_case("Crab-Desktop-v0", ("ubuntu",)),
+        "Crab-v0 (sim phone)": crab_case("Crab-v0", ("ubuntu", "android"), obs_size=small),
+    }
+
+
+def main(seconds: float = 10.0) -> None:
+    rows = {f"MiniWoB++ {MINIWOB_TASK}": miniwob(seconds)}
+    for name, (make, policy) in cases().items():
+        rows[name] = measure(make, policy, seconds)
+    base = next(iter(rows.values()))
+    head = (
+        f"{'env':34s} {'steps/s':>8s} {'xMiniWoB':>9s} {'reset ms':>9s} {'1 async':>8s} {'2 async':>8s}"
+        f" {'2/1':>5s} {'MB/env':>7s}"
+    )
+    print(f"{seconds:g} s per case; random clicks/taps; one env in-process, then 1 and 2 async workers")
+    print(head)
+    print("-" * len(head))
+    for name, r in rows.items():
+        scale = r["async2_steps_per_s"] / r["async1_steps_per_s"]
+        vs = r["steps_per_s"] / base["steps_per_s"]
+        print(
+            f"{name:34s} {r['steps_per_s']:8.1f} {vs:9.1f} {1000 * r['reset_s']:9.0f}"
+            f" {r['async1_steps_per_s']:8.1f} {r['async2_steps_per_s']:8.1f} {scale:5.2f}"
+            f" {r['async2_mb_per_env']:7.0f}"
+        )
+    desk = rows["Crab-Desktop-v0"]
+    print(f"desktop step time / MiniWoB++ step time: {base['steps_per_s'] / desk['steps_per_s']:.2f}")
+
+
+if __name__ == "__main__":
+    main(float(sys.argv[1]) if len(sys.argv) > 1 else 10.0)
