@@ -170,6 +170,8 @@ class CrabEnv(gym.Env):
             extra["action"] = {"device": sub.name, "name": spec.name, "params": params}
             if result.output is not None:
                 extra["output"] = result.output
+            if what := {k: v for k, v in result.info.items() if k != "ends_episode"}:
+                extra["action_result"] = what  # what the action did, e.g. search_application's launch
             ends = bool(result.info.get("ends_episode"))
             t1 = time.perf_counter()
             try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -16,14 +17,25 @@ class RandomAgent:
 
     name = "random"
 
-    def __init__(self, env: gym.Env, seed: int | None = None, allow_ending: bool = False) -> None:
+    def __init__(
+        self,
+        env: gym.Env,
+        seed: int | None = None,
+        allow_ending: bool = False,
+        devices: Sequence[str] | None = None,
+    ) -> None:
         self.env = env.unwrapped
         self.rng = np.random.default_rng(seed)
         self.allow_ending = allow_ending  # complete()/submit() end the episode at once
+        self.devices = None if devices is None else set(devices)  # None: every device, root included
 
     def act(self, obs: Any, info: dict[str, Any]) -> tuple:
         codec = self.env.codec  # type: ignore[attr-defined]
         mask = codec.mask()
+        if self.devices is not None:
+            for i, sub in enumerate(codec.subenvs):
+                if sub.name not in self.devices:
+                    mask[i] = False
         if not self.allow_ending:
             root = [s.name for s in codec.subenvs].index("root")
             for j, spec in enumerate(codec.subenvs[root].actions):

@@ -19,6 +19,7 @@ from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement, cli
 from crab_gym.envs.desktop.a11y_geometry import screen_boxes
 from crab_gym.envs.desktop.actions import ACTIONS
 from crab_gym.envs.desktop.backends.xvfb import XvfbSession
+from crab_gym.envs.desktop.launch import LaunchWatch, cpu_ns
 from crab_gym.envs.desktop.state import DesktopState
 from crab_gym.envs.desktop.x11 import X11Display
 
@@ -160,19 +161,23 @@ class DesktopEnv(SubEnv):
         self._state = None
 
     # ---- primitives used by actions and task setups -----------------------------------------
-    def launch_from_launcher(self, name: str, timeout: float = 40.0) -> bool:
-        """Super -> type the name -> Enter in rofi; True once a new application window is active."""
-        before = {w.wid for w in self.x.windows()}
+    def launch_from_launcher(self, name: str, startup: float = 40.0) -> str:
+        """Super -> type the name -> Enter in rofi; what the launch did (a :data:`launch.Outcome`, or
+        "no_launcher"/"no_match"). Waits for an app's start-up only while it works (see LaunchWatch)."""
+        watch = LaunchWatch(self.x, self._session())
         self.x.key_combo(["super"])
         if not self._wait(lambda: self._rofi_ready(), 5.0):
-            return False
+            return "no_launcher"
         self.x.type_text(name)
         self.settle(quiet=0.05, timeout=1.0)
         self.x.key_combo(["enter"])
-        if not self._wait(lambda: not self._rofi_running(), 1.0):
+        if not self._launcher_exits():
             self._close_launcher()  # nothing matched
-            return False
-        return self._await_new_window(before, timeout)
+            return "no_match"
+        outcome = watch.wait(startup=startup)
+        if outcome == "window":
+            self.settle(quiet=0.2, timeout=10.0)  # the new app draws and goes idle
+        return outcome
 
     def open_app(self, app: str, *args: str, timeout: float = 40.0) -> None:
         """Task setup: start a known application (by key of APPS) and wait for its window."""
@@ -205,6 +210,22 @@ class DesktopEnv(SubEnv):
                     os.kill(p.pid, signal.SIGTERM)
             self._wait(lambda: not self._rofi_running(), 1.0)
         self.settle(quiet=0.05, timeout=1.0)
+
+    def _launcher_exits(self, idle_for: float = 0.2, bound: float = 2.0, poll: float = 0.01) -> bool:
+        """After Enter: True once rofi exits (it launched something); False once it sits open and idle
+        for ``idle_for`` s (nothing matched), or after ``bound`` s."""
+        pids = [p.pid for p in DesktopState(self._session()).processes() if p.name == "rofi"]
+        start = last_active = time.monotonic()
+        used = cpu_ns(pids)
+        while self._rofi_running():
+            now, total = time.monotonic(), cpu_ns(pids)
+            if total - used > 0.05 * poll * 1e9:
+                last_active = now
+            used = total
+            if now - last_active >= idle_for or now - start >= bound:
+                return False
+            time.sleep(poll)
+        return True
 
     def _rofi_ready(self) -> bool:
         if not self._rofi_running():

@@ -120,8 +120,8 @@ def search_application(env: DesktopEnv, name: AppName) -> ActionResult:
     """
     if "\n" in name:
         raise InvalidAction("search_application: parameter 'name' must be one line")
-    opened = env.launch_from_launcher(name)
-    return ActionResult(info={"opened_window": opened})
+    outcome = env.launch_from_launcher(name)
+    return ActionResult(info={"opened_window": outcome == "window", "launch": outcome})
 
 
 ACTIONS = (

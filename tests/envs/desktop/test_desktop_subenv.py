@@ -35,7 +35,7 @@ def desk():
 def test_typed_text_arrives_intact(desk):
     """Characters pyautogui mistypes (`<`, `>`, `|`, non-ASCII, symbols) reach the app exactly."""
     desk.reset()
-    assert desk.launch_from_launcher("text editor")
+    assert desk.launch_from_launcher("text editor") == "window"
     text = "a<b>c|d ~ `x` {y} [z] ü ß é € 中文 “q” \\ done"
     desk.execute(desk.action("write_text"), {"text": text})
     desk.settle()
@@ -44,7 +44,7 @@ def test_typed_text_arrives_intact(desk):
 
 def test_hotkey_and_press(desk):
     desk.reset()
-    assert desk.launch_from_launcher("text editor")
+    assert desk.launch_from_launcher("text editor") == "window"
     desk.execute(desk.action("write_text"), {"text": "one two"})
     desk.execute(desk.action("hotkey"), {"keys": ["ctrl", "a"]})
     desk.execute(desk.action("press"), {"key": "backspace"})
@@ -57,7 +57,7 @@ def test_screenshot_changes_when_an_app_opens(desk):
     desk.reset()
     before = desk.screenshot()
     assert before.shape == (800, 1280, 3) and before.dtype == np.uint8
-    assert desk.launch_from_launcher("terminal")
+    assert desk.launch_from_launcher("terminal") == "window"
     after = desk.screenshot()
     assert (before != after).any(axis=2).mean() > 0.2, "a maximised window should change most of the screen"
     assert desk.state().active_process() == "xfce4-terminal"
@@ -65,8 +65,40 @@ def test_screenshot_changes_when_an_app_opens(desk):
 
 def test_launcher_reports_no_match(desk):
     desk.reset()
-    assert not desk.launch_from_launcher("no such application zzz")
+    assert desk.launch_from_launcher("no such application zzz") == "no_match"
     assert not any(p.name == "rofi" for p in desk.state().processes()), "the launcher was left open"
+
+
+def _desktop_entry(desk, name: str, argv: str) -> None:
+    desk.write_file(
+        f"~/.local/share/applications/{name.lower()}.desktop",
+        f"[Desktop Entry]\nType=Application\nName={name}\nExec={argv}\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "outcome"),
+    [
+        ("true", "exited"),  # a program that does its work and exits
+        ("sleep 600", "idle"),  # a program that never opens a window and does nothing
+    ],
+)
+def test_launch_without_a_window_ends_at_once(desk, argv, outcome):
+    """The launch ends when the outcome is known instead of waiting its start-up bound for a window."""
+    desk.reset()
+    _desktop_entry(desk, "Crabprobe", argv)
+    assert desk.launch_from_launcher("crabprobe", startup=60.0) == outcome
+    assert not any(p.name == "rofi" for p in desk.state().processes()), "the launcher was left open"
+
+
+def test_launch_of_a_working_program_waits_for_its_window(desk):
+    """A program that works (CPU) before it maps a window is waited for: its start-up is not cut short."""
+    desk.reset()
+    script = "import os, time\nt = time.time()\nwhile time.time() - t < 2: pass\n"
+    script += "os.execvp('mousepad', ['mousepad'])"
+    desk.write_file("~/busy_start.py", script)
+    _desktop_entry(desk, "Crabslow", f"python3 {desk.session.resolve('~/busy_start.py')}")
+    assert desk.launch_from_launcher("crabslow") == "window"
 
 
 def test_state_is_cached_per_step_and_reads_files(desk):
@@ -83,7 +115,7 @@ def test_state_is_cached_per_step_and_reads_files(desk):
 
 def test_ui_elements_from_the_accessibility_tree(desk):
     desk.reset()
-    assert desk.launch_from_launcher("text editor")
+    assert desk.launch_from_launcher("text editor") == "window"
     els = desk.ui_elements()
     assert any(e.role == "text" for e in els), [e.role for e in els][:20]
     for e in els:
@@ -95,9 +127,47 @@ def test_session_runs_as_unprivileged_user(desk):
     import os
 
     desk.reset()
-    assert desk.launch_from_launcher("terminal")
+    assert desk.launch_from_launcher("terminal") == "window"
     s = desk.session
     for pid in s.session_pids():
         assert os.stat(f"/proc/{pid}").st_uid == s.user.uid
     if os.geteuid() == 0:
         assert s.user.uid != 0
+
+
+def _primary(desk) -> str:
+    return desk.session.run(["xclip", "-o", "-selection", "primary"]).stdout.decode()
+
+
+@pytest.mark.parametrize("before", ["nothing", "click_elsewhere", "double_click_elsewhere"])
+def test_double_click_selects_a_word_right_after_other_clicks(desk, before):
+    """A double-click is one gesture whatever came just before it; clicks elsewhere cost it no wait."""
+    desk.reset()
+    assert desk.launch_from_launcher("text editor") == "window"
+    desk.execute(desk.action("write_text"), {"text": "alpha" + " " * 60 + "omega\n\n\nzzz"})
+    desk.settle()
+    view = next(e for e in desk.ui_elements() if e.role == "text")
+    w, h = desk.x.size
+    x1, y1, x2, _ = view.box
+    word = ((x1 + 20) / w, (y1 + 10) / h)
+    far = ((x1 + x2) / 2 / w, (y1 + 60) / h)
+    if before != "nothing":
+        desk.execute(desk.action(before.removesuffix("_elsewhere")), {"point": far})
+    desk.execute(desk.action("double_click"), {"point": word})
+    desk.settle()
+    assert _primary(desk) == "alpha"
+
+
+def test_two_click_actions_on_one_spot_stay_two_clicks(desk):
+    """Two click steps on the same spot, back to back, are never merged into a double-click."""
+    desk.reset()
+    assert desk.launch_from_launcher("text editor") == "window"
+    desk.execute(desk.action("write_text"), {"text": "alpha beta"})
+    desk.settle()
+    view = next(e for e in desk.ui_elements() if e.role == "text")
+    w, h = desk.x.size
+    word = ((view.box[0] + 20) / w, (view.box[1] + 10) / h)
+    desk.execute(desk.action("click"), {"point": word})
+    desk.execute(desk.action("click"), {"point": word})
+    desk.settle()
+    assert _primary(desk) == "", "the second click selected a word: it was taken as a double-click"
