@@ -8,16 +8,15 @@ from typing import Any
 
 import gymnasium as gym
 
-DEFAULT_PAUSE = {"ubuntu": 0.25}
+DEFAULT_PAUSE: dict[str, float] = {}
 
 
 class OracleAgent:
     """Plays the task's scripted solution, then waits briefly and declares completion.
 
-    It proves a task solvable through the same action tuples any policy sends. Like any agent it takes
-    time to "think" before an action: ``pause`` seconds per device. Desktop apps arm timers after a
-    keystroke (a file chooser's completion, an autosave) that no screen or CPU signal announces, and an
-    LLM agent's think time covers them the same way; the simulated phone reacts synchronously.
+    It proves a task solvable through the same action tuples any policy sends, with no think time: each
+    step's settle (screen and session CPU quiet) is what makes the next action safe, on a loaded machine
+    too (tests/reliability). ``pause`` adds seconds of think time per device before each action.
     """
 
     name = "oracle"

@@ -19,7 +19,8 @@ from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement, cli
 from crab_gym.envs.desktop.a11y_geometry import screen_boxes
 from crab_gym.envs.desktop.actions import ACTIONS
 from crab_gym.envs.desktop.backends.xvfb import XvfbSession
-from crab_gym.envs.desktop.launch import LaunchWatch, cpu_ns
+from crab_gym.envs.desktop.cpu import cpu_demand_ns
+from crab_gym.envs.desktop.launch import LaunchWatch
 from crab_gym.envs.desktop.state import DesktopState
 from crab_gym.envs.desktop.x11 import X11Display
 
@@ -216,9 +217,9 @@ class DesktopEnv(SubEnv):
         for ``idle_for`` s (nothing matched), or after ``bound`` s."""
         pids = [p.pid for p in DesktopState(self._session()).processes() if p.name == "rofi"]
         start = last_active = time.monotonic()
-        used = cpu_ns(pids)
+        used = cpu_demand_ns(pids)
         while self._rofi_running():
-            now, total = time.monotonic(), cpu_ns(pids)
+            now, total = time.monotonic(), cpu_demand_ns(pids)
             if total - used > 0.05 * poll * 1e9:
                 last_active = now
             used = total

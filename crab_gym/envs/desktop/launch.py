@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Literal, Protocol
 
+from crab_gym.envs.desktop.cpu import cpu_demand_ns
 from crab_gym.envs.desktop.x11 import X11Display
 
 Outcome = Literal["window", "focused", "exited", "idle", "timeout"]
@@ -19,18 +20,6 @@ Outcome = Literal["window", "focused", "exited", "idle", "timeout"]
 
 class Session(Protocol):
     def session_pids(self) -> list[int]: ...
-
-
-def cpu_ns(pids: list[int]) -> int:
-    """Nanoseconds of CPU used so far by every thread of the live processes among ``pids``."""
-    total = 0
-    for pid in pids:
-        try:
-            for tid in Path(f"/proc/{pid}/task").iterdir():
-                total += int((tid / "schedstat").read_bytes().split(maxsplit=1)[0])
-        except (OSError, ValueError):
-            continue
-    return total
 
 
 def _name(pid: int) -> str:
@@ -72,7 +61,8 @@ class LaunchWatch:
 
         "window"/"focused" as soon as the active window shows it; "exited" once no process the launch
         started is alive (after ``grace`` s, for a program that hands off to a running instance);
-        "idle" once the launched processes used under 5 % of a CPU for ``idle_after`` s with no window;
+        "idle" once the launched processes ran or waited to run under 5 % of a CPU for ``idle_after`` s
+        with no window;
         "timeout" after ``startup`` s of a program that keeps working without showing a window.
         """
         start = last_active = time.monotonic()
@@ -85,7 +75,7 @@ class LaunchWatch:
             pids = self.new_pids()
             fresh = [p for p in pids if p not in seen]
             seen.update(fresh)
-            total = cpu_ns(pids)
+            total = cpu_demand_ns(pids)
             if fresh or total - used > 0.05 * poll * 1e9:
                 last_active = now
             used = total

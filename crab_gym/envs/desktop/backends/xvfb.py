@@ -23,6 +23,7 @@ from pathlib import Path
 
 from crab_gym.envs.base import DeviceError
 from crab_gym.envs.desktop.agent_client import AgentClient
+from crab_gym.envs.desktop.cpu import cpu_demand_ns
 from crab_gym.envs.desktop.x11 import X11Display
 
 TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
@@ -256,16 +257,17 @@ class XvfbSession:
         return pids
 
     def cpu_probe(self, share: float = 0.2, refresh: float = 0.2) -> Callable[[], bool]:
-        """A probe for settle(): True when session processes used more than ``share`` of a CPU since the
-        previous call (an idle GTK or LibreOffice session uses about 1 %; building a dialog, 100 %)."""
+        """A probe for settle(): True when session processes ran or waited to run (a starved app is busy
+        too) more than ``share`` of a CPU since the previous call (an idle GTK or LibreOffice session
+        uses about 1 %; building a dialog, 100 %)."""
         pids = self.session_pids()
-        state = {"pids": pids, "at": time.monotonic(), "ns": _cpu_ns(pids), "t": time.monotonic()}
+        state = {"pids": pids, "at": time.monotonic(), "ns": cpu_demand_ns(pids), "t": time.monotonic()}
 
         def busy() -> bool:
             now = time.monotonic()
             if now - state["at"] > refresh:
                 state["pids"], state["at"] = self.session_pids(), now
-            used = _cpu_ns(state["pids"])
+            used = cpu_demand_ns(state["pids"])
             was, since = state["ns"], state["t"]
             state["ns"], state["t"] = used, now
             return used - was > share * (now - since) * 1e9
@@ -415,19 +417,6 @@ class XvfbSession:
         if not path.startswith("/"):
             return self.home / path
         return Path(path)
-
-
-def _cpu_ns(pids: list[int]) -> int:
-    """Nanoseconds of CPU used so far by every thread of the live processes among ``pids``."""
-    total = 0
-    for pid in pids:
-        try:
-            for tid in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
-                    total += int(f.read().split(maxsplit=1)[0])
-        except (FileNotFoundError, ProcessLookupError, ValueError):
-            continue
-    return total
 
 
 def _accepts(number: int) -> bool:
