@@ -44,7 +44,7 @@ class LaunchWatch:
         return [p for p in self.session.session_pids() if p not in self.pids and _name(p) not in self.ignore]
 
     def outcome_now(self) -> Outcome | None:
-        """"window" or "focused" if the active window already says so, else None."""
+        """The outcome ("window" or "focused") if the active window already shows it, else None."""
         win = self.x.active_window()
         if win is None:
             return None
