@@ -58,6 +58,25 @@ def _constraints(annotation: Any) -> tuple[Any, dict[str, Any]]:
     return annotation, found
 
 
+def whole_number(value: Any, what: str) -> int:
+    """An index from an int, a whole float or a one-element array of them; else InvalidAction naming ``what``
+    (NaN, infinity, fractions, strings, booleans and objects are not indices)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    arr = np.asarray(value)
+    if arr.size != 1 or arr.dtype.kind not in "iuf":
+        raise InvalidAction(f"{what} must be one integer; got {_kind_of(value)}")
+    x = arr.reshape(-1)[0].item()
+    if isinstance(x, float) and not (np.isfinite(x) and x.is_integer()):
+        raise InvalidAction(f"{what} must be an integer; got {x!r}")
+    return int(x)
+
+
+def _kind_of(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
 @dataclass(frozen=True)
 class ParamCodec:
     """How one parameter travels between its gymnasium space and its python value."""
@@ -70,23 +89,29 @@ class ParamCodec:
 
     def decode(self, value: Any) -> Any:
         if self.kind == "point":
-            arr = np.asarray(value, dtype=np.float64).reshape(-1)
-            return tuple(float(v) for v in arr)
+            arr = np.asarray(value)
+            if arr.dtype.kind not in "iuf":  # strings, booleans, objects: not coordinates
+                raise InvalidAction(
+                    f"parameter {self.name!r} must be 2 numbers in [0, 1]; got {arr.dtype} values"
+                )
+            return tuple(float(v) for v in arr.reshape(-1))
         if self.kind == "text":
-            return value if isinstance(value, str) else str(value)
+            if not isinstance(value, str):
+                raise InvalidAction(f"parameter {self.name!r} must be a string; got {type(value).__name__}")
+            return value
         if self.kind == "choice":
-            i = int(np.asarray(value).item())
+            i = whole_number(value, f"parameter {self.name!r}")
             if not 0 <= i < len(self.values):
                 raise InvalidAction(
                     f"parameter {self.name!r} index {i} out of range 0..{len(self.values) - 1}"
                 )
             return self.values[i]
         if self.kind == "choices":
-            idx = [int(i) for i in np.asarray(value).reshape(-1)]
+            idx = [whole_number(i, f"parameter {self.name!r}") for i in np.asarray(value).reshape(-1)]
             if any(not 0 <= i <= len(self.values) for i in idx):
                 raise InvalidAction(f"parameter {self.name!r} indices must be in 0..{len(self.values)}")
             return [self.values[i - 1] for i in idx if i > 0]
-        return int(np.asarray(value).item())
+        return whole_number(value, f"parameter {self.name!r}")
 
     def encode(self, value: Any) -> Any:
         if self.kind == "point":
@@ -172,9 +197,11 @@ class ActionCodec:
             )
         dev, act, params = action
         try:
-            dev, act = int(np.asarray(dev).item()), int(np.asarray(act).item())
-        except (TypeError, ValueError):
-            raise InvalidAction("device and action indices must be integers") from None
+            dev, act = whole_number(dev, "the device index"), whole_number(act, "the action index")
+        except InvalidAction:
+            raise
+        except (TypeError, ValueError) as e:  # an object that fails even to become an array
+            raise InvalidAction(f"device and action indices must be integers ({e})") from None
         if not 0 <= dev < len(self.subenvs):
             names = ", ".join(f"{i}={s.name}" for i, s in enumerate(self.subenvs))
             raise InvalidAction(f"device index {dev} out of range; devices: {names}")
@@ -194,7 +221,7 @@ class ActionCodec:
                     values[p.name] = self.codecs[p.name].decode(params[p.name])
                 except InvalidAction as e:
                     raise InvalidAction(f"{spec.name}: {e}") from None
-                except (TypeError, ValueError) as e:
+                except (TypeError, ValueError, OverflowError) as e:
                     raise InvalidAction(f"{spec.name}: parameter {p.name!r} is malformed ({e})") from None
         return sub, spec, spec.validate(values)
 

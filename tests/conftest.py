@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 
-import adbutils
 import pytest
 
 from crab_gym.core.tasks import Step, SubTaskTemplate, Task
@@ -36,6 +35,7 @@ def note_task() -> Task:
 @pytest.fixture(scope="module")
 def adb_port():
     """A private adb server (its own port), killed when the module is done."""
+    adbutils = pytest.importorskip("adbutils", reason="the android extra (adbutils) is not installed")
     adb = adbutils.adb_path()
     if not adb or not os.path.exists(adb):
         pytest.skip("no adb binary")

@@ -11,13 +11,14 @@ from __future__ import annotations
 import importlib
 import inspect
 import pickle
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, overload
 
 import docstring_parser
 import pydantic
-from pydantic import ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field
 
 __all__ = [
     "REQUIRED",
@@ -27,6 +28,7 @@ __all__ = [
     "InvalidAction",
     "ParamSpec",
     "Point",
+    "Typable",
     "TypedText",
     "action",
 ]
@@ -48,7 +50,25 @@ Direction = Literal["up", "down", "left", "right"]
 Distance = Literal["short", "medium", "long"]
 """How far a scroll or swipe goes."""
 
-TypedText = Annotated[str, Field(min_length=1, max_length=1024)]
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _no_control_characters(text: str) -> str:
+    """Typed text is text: C0/C1 control characters other than newline and tab are keys, not text (a NUL
+    would also cut an adb command short)."""
+    bad = _CONTROL.search(text)
+    if bad:
+        raise ValueError(
+            f"control character U+{ord(bad.group()):04X} at index {bad.start()} cannot be typed "
+            "(only newline and tab; press keys for the rest)"
+        )
+    return text
+
+
+Typable = AfterValidator(_no_control_characters)
+"""Pydantic metadata for a text parameter that is typed on a device: rejects control characters."""
+
+TypedText = Annotated[str, Field(min_length=1, max_length=1024), Typable]
 """Text typed at the current focus (one parameter type on every device, so one action space entry)."""
 
 

@@ -9,6 +9,7 @@ every source of its successor.
 from __future__ import annotations
 
 import json
+import re
 import string
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -135,13 +136,14 @@ def register(template: SubTaskTemplate) -> SubTaskTemplate:
 
 
 def get_template(template_id: str) -> SubTaskTemplate:
-    if template_id not in TEMPLATES:
-        import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
-
+    """A registered template by id. The built-in ones register when ``crab_gym.tasks`` is imported."""
     try:
         return TEMPLATES[template_id]
     except KeyError:
-        raise KeyError(f"unknown sub-task template {template_id!r}") from None
+        raise KeyError(
+            f"unknown sub-task template {template_id!r} ({len(TEMPLATES)} registered; "
+            "the built-in templates register when crab_gym.tasks is imported)"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -272,6 +274,8 @@ def task_from_json(obj: Mapping[str, Any], source: str = "<task>") -> Task:
     for key, typ in (("id", str), ("description", str), ("tasks", list)):
         if not isinstance(obj.get(key), typ):
             raise fail(key, f"must be a {typ.__name__}")
+    if not obj["tasks"]:
+        raise fail("tasks", "needs at least one sub-task")
     tid = obj["id"]
     subs = []
     for i, entry in enumerate(obj["tasks"]):
@@ -286,15 +290,26 @@ def task_from_json(obj: Mapping[str, Any], source: str = "<task>") -> Task:
         if not isinstance(attrs, Mapping):
             raise fail(f"{where}.attribute", "must be an object")
         try:
-            subs.append(template.instantiate(**attrs))
+            sub = template.instantiate(**attrs)
         except ValueError as e:
             raise fail(f"{where}.attribute", str(e)) from None
+        try:  # attribute values of the wrong kind break the template's instruction, checks or solution
+            sub.instruction, _as_graph(sub.graph()), sub.template.solution(**sub.attributes)
+        except Exception as e:
+            raise fail(
+                f"{where}.attribute", f"does not fit template {template.id} ({type(e).__name__}: {e})"
+            ) from None
+        subs.append(sub)
     adj = obj.get("adjlist", {})
     if not isinstance(adj, Mapping):
         raise fail("adjlist", "must be an object of sub-task index -> list of indices")
     edges: list[tuple[int, int]] = []
     for k, vs in adj.items():
-        if not str(k).isdigit() or not isinstance(vs, list) or not all(isinstance(v, int) for v in vs):
+        if (
+            not re.fullmatch(r"[0-9]+", str(k))
+            or not isinstance(vs, list)
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in vs)
+        ):
             raise fail(f"adjlist[{k!r}]", "keys must be sub-task indices and values lists of indices")
         edges.extend((int(k), v) for v in vs)
     try:
@@ -307,9 +322,13 @@ def tasks_from_file(path: str | Path) -> list[Task]:
     """Load a JSON file holding one task object or a list of them."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_bytes().decode("utf-8-sig"))
     except json.JSONDecodeError as e:
         raise TaskFileError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
+    except UnicodeDecodeError as e:
+        raise TaskFileError(f"{path}: not valid JSON (not UTF-8 text at byte {e.start})") from None
+    except RecursionError:
+        raise TaskFileError(f"{path}: not valid JSON (nested too deeply to read)") from None
     items: Iterable[Any] = data if isinstance(data, list) else [data]
     return [
         task_from_json(obj, f"{path}[{i}]" if isinstance(data, list) else str(path))

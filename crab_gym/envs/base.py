@@ -41,6 +41,10 @@ class DeviceError(RuntimeError):
     """The device could not be reached or failed; the next ``reset()`` recovers."""
 
 
+class DeviceGone(DeviceError):
+    """A device we do not own (an adb serial) did not come back within its wait: rebuilding cannot help."""
+
+
 class SubEnv(abc.ABC):
     """One device. It knows nothing about tasks or rewards."""
 
@@ -108,21 +112,26 @@ class SubEnv(abc.ABC):
 
 
 class SubEnvConformance:
-    """Pytest mixin: subclass it, provide ``make_subenv()`` and ``sample_params(spec)``; the tests run.
+    """Pytest mixin: subclass it and provide ``make_subenv()``, ``mutate(sub)`` and
+    ``state_fingerprint(sub)``; the tests run.
 
     A new backend is done when these pass: reset is pristine, actions validate, screenshots have the
-    promised shape, state reads are read-only and cached, close is idempotent.
+    promised shape, state reads are read-only and cached, close is idempotent. The pristine-reset test
+    demands a real fingerprint: one that ``mutate`` changes and ``reset`` brings back.
     """
 
     def make_subenv(self) -> SubEnv:  # pragma: no cover - provided by subclasses
         raise NotImplementedError
 
     def mutate(self, sub: SubEnv) -> None:
-        """Change device state through an action; the kit checks reset undoes it. Optional."""
+        """Change device state through actions; the kit checks the fingerprint sees it and reset undoes it."""
+        raise NotImplementedError(f"{type(self).__name__} must define mutate(sub): change the device's state")
 
     def state_fingerprint(self, sub: SubEnv) -> Any:
-        """A comparable summary of device state; reset must bring it back."""
-        return None
+        """A comparable summary of device state (files, rows, screen...); reset must bring it back."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must define state_fingerprint(sub): a comparable summary of device state"
+        )
 
     def test_contract_attributes(self) -> None:
         sub = self.make_subenv()
@@ -183,7 +192,10 @@ class SubEnvConformance:
         try:
             sub.reset(seed=0)
             pristine = self.state_fingerprint(sub)
+            assert pristine is not None, "state_fingerprint returned None: it must summarise device state"
             self.mutate(sub)
+            sub.invalidate_state()
+            assert self.state_fingerprint(sub) != pristine, "mutate() left the state fingerprint unchanged"
             sub.reset(seed=0)
             assert self.state_fingerprint(sub) == pristine
         finally:

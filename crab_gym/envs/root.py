@@ -9,11 +9,11 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
-from crab_gym.core.actions import action
+from crab_gym.core.actions import Typable, action
 from crab_gym.core.evaluators import evaluator
 from crab_gym.envs.base import ActionResult, SubEnv
 
-Answer = Annotated[str, Field(min_length=1, max_length=256)]
+Answer = Annotated[str, Field(min_length=1, max_length=256), Typable]
 Seconds = Annotated[int, Field(ge=1, le=5)]
 
 

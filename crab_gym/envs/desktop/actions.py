@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from crab_gym.core.actions import Direction, InvalidAction, Point, TypedText, action
+from crab_gym.core.actions import Direction, InvalidAction, Point, Typable, TypedText, action
 from crab_gym.envs.base import ActionResult
 from crab_gym.envs.desktop.x11 import KEYS
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 Key = Literal[KEYS]  # type: ignore[valid-type]
 Keys = Annotated[list[Key], Field(min_length=1, max_length=4)]  # type: ignore[valid-type]
 Clicks = Annotated[int, Field(ge=1, le=10)]
-AppName = Annotated[str, Field(min_length=1, max_length=64)]
+AppName = Annotated[str, Field(min_length=1, max_length=64), Typable]
 
 
 @action
