@@ -1,8 +1,9 @@
 """Android step rate, step latency through adb and reset time (prints figures, asserts nothing).
 
 - in-process steps/s: AndroidEnv("sim") — a random valid action (tap, swipe, back/home, long tap, text),
-  settle and the observation frame; then the same through CrabEnv.step (graph update with two checks read
-  through `content query` and `sqlite3`, info, observation). Default 1080x2400 frames.
+  settle and the observation frame, at 1080x2400 and at 96x208 (drawn small by the phone when it can,
+  else one Pillow resize); then the same through CrabEnv.step (graph update with a check read through
+  `content query`, info, observation), at both sizes.
 - through adb: AndroidEnv("adb-sim") — our phone served as an adb device and driven through a real adb
   server (private port): execute + settle (screencaps until two agree) + frame; then CrabEnv.step.
   Median and p90 in ms.
@@ -26,8 +27,12 @@ import adbutils
 import gymnasium as gym
 
 import crab_gym  # noqa: F401
-from crab_gym.core.tasks import Task, get_template
+from crab_gym.core.tasks import Task
 from crab_gym.envs.android import AndroidEnv
+from crab_gym.spaces import resize_frame
+from crab_gym.tasks import get_template
+
+SMALL = (96, 208)
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -47,7 +52,16 @@ def random_action(rng: random.Random) -> tuple[str, dict]:
     return "write_text", {"text": "hello world"}
 
 
-def subenv_steps(env: AndroidEnv, steps: int, seed: int = 0) -> list[float]:
+def observe(env: AndroidEnv, size: tuple[int, int] | None):
+    """The frame an observation of ``size`` needs: drawn at that size when the backend can, else resized."""
+    if size is None:
+        return env.screenshot()
+    draw_at = getattr(env, "screenshot_at", None)
+    frame = draw_at(size) if draw_at is not None else None
+    return frame if frame is not None else resize_frame(env.screenshot(), size)
+
+
+def subenv_steps(env: AndroidEnv, steps: int, seed: int = 0, size=None) -> list[float]:
     rng = random.Random(seed)
     env.reset(seed=0)
     times = []
@@ -58,15 +72,15 @@ def subenv_steps(env: AndroidEnv, steps: int, seed: int = 0) -> list[float]:
         t = time.perf_counter()
         env.execute(env.action(name), params)
         env.settle()
-        env.screenshot()
+        observe(env, size)
         times.append(time.perf_counter() - t)
     return times
 
 
-def crab_steps(backends: dict, steps: int, seed: int = 0) -> list[float]:
+def crab_steps(backends: dict, steps: int, seed: int = 0, obs_size=None) -> list[float]:
     sub = get_template("contacts_add").instantiate(name="Never", number="555-000-0000")
     task = Task("bench", sub.instruction, [sub])
-    env = gym.make("Crab-Android-v0", tasks=[task], backends=backends, max_steps=10**9)
+    env = gym.make("Crab-Android-v0", tasks=[task], backends=backends, max_steps=10**9, obs_size=obs_size)
     crab = env.unwrapped
     rng = random.Random(seed)
     env.reset(seed=0)
@@ -109,9 +123,16 @@ def main(steps: int = 500) -> None:
     times = subenv_steps(env, steps)
     print(f"in-process steps/s with observation (sub-env, 1080x2400): {len(times) / sum(times):.0f}")
     report("  sub-env step (execute + settle + frame)", times)
+    subenv_steps(env, 50, size=SMALL)
+    times = subenv_steps(env, steps, size=SMALL)
+    print(f"in-process steps/s with observation (sub-env, 96x208):    {len(times) / sum(times):.0f}")
+    report("  sub-env step (execute + settle + 96x208 frame)", times)
     times = crab_steps({"android": "sim"}, steps)
     print(f"in-process steps/s with observation (CrabEnv.step):       {len(times) / sum(times):.0f}")
     report("  CrabEnv.step (+ graph update through the shell, info)", times)
+    times = crab_steps({"android": "sim"}, steps, obs_size={"android": SMALL})
+    print(f"in-process steps/s, 96x208 observation (CrabEnv.step):    {len(times) / sum(times):.0f}")
+    report("  CrabEnv.step, obs_size 96x208", times)
     report("reset in-process (after a photo, a setting, a new screen)", resets(env, 50))
     env.close()
     try:

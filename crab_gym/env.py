@@ -12,7 +12,7 @@ import numpy as np
 from crab_gym.core.actions import InvalidAction
 from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.tasks import Task
-from crab_gym.envs.base import DeviceError, SubEnv
+from crab_gym.envs.base import DeviceError, DeviceGone, SubEnv
 from crab_gym.envs.root import RootEnv
 from crab_gym.rewards import REWARDS
 from crab_gym.spaces import ActionCodec, encode_instruction, observation_space, screen_obs
@@ -23,6 +23,10 @@ def make_subenv(name: str, backend: str | None) -> SubEnv:
     if name == "root":
         return RootEnv()
     if name == "ubuntu":
+        if backend and backend.split(":")[0].split("@")[0] == "libvirt":  # libvirt[:<domain>][@<uri>]
+            from crab_gym.envs.desktop.vm_desktop import LibvirtDesktopEnv
+
+            return LibvirtDesktopEnv(backend)
         from crab_gym.envs.desktop import DesktopEnv
 
         return DesktopEnv(backend=backend or "xvfb")
@@ -60,9 +64,10 @@ class CrabEnv(gym.Env):
     ``obs_size``: observations sized for learning, per device (``{"android": (96, 208)}``) or one size for
     every screen (``(128, 128)``): ``(width, height)`` for RGB, ``(width, height, 1)`` for grayscale
     (``(width, height, 3)`` is RGB too). The space's screen shape follows as (height, width, channels).
-    Every device renders at full size and the frame is resized once with Pillow (bilinear after an integer
-    box reduction; grayscale is Pillow's luma); an unchanged frame is not resized again. ``render()`` and
-    ``last_screens()`` stay full size, and Set-of-Marks reads marks from the full frame.
+    A device that can draw at that size does (the simulated phone: ``screenshot_at``); any other renders at
+    full size and the frame is resized once with Pillow (bilinear after an integer box reduction); grayscale
+    is Pillow's luma of the small frame. An unchanged frame is not converted again. ``render()`` and
+    ``last_screens()`` stay full size (drawn on demand), and Set-of-Marks reads marks from the full frame.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -98,15 +103,13 @@ class CrabEnv(gym.Env):
         self.render_mode = render_mode
         self.codec = ActionCodec(list(self.subenvs.values()))
         self.action_space = self.codec.space
-        # The simulated phone could draw small directly, but not the same picture: it lays out and draws at
-        # device pixels (a 6 px font floor, 3-6 px lines and outlines), so every backend renders full size
-        # and the observation is one Pillow resize of that frame.
         self.screen_obs = screen_obs(list(self.subenvs.values()), obs_size)
         self.observation_space = observation_space(list(self.subenvs.values()), self.screen_obs)
         self.task: Task | None = None
         self.graph: GraphEvaluator | None = None
         self._states = _LazyStates(self.subenvs)
         self._last_frames: dict[str, np.ndarray] = {}
+        self._last_raw: dict[str, np.ndarray] = {}  # what the device handed back: full or drawn small
         self._last_obs: dict[str, np.ndarray] = {}
         self._steps = 0
         self._actions = 0
@@ -121,6 +124,8 @@ class CrabEnv(gym.Env):
         t0 = time.perf_counter()
         try:
             self._reset_devices(self.task, seed)
+        except DeviceGone:
+            raise  # waited for already: a device we do not own is not back
         except (DeviceError, OSError):
             # A device that died during an episode may still reset (the phone behind a dead adb link resets
             # in-process) and fail only in the task's setup: rebuild every device and try once more.
@@ -237,8 +242,12 @@ class CrabEnv(gym.Env):
         return self.codec.encode("root", "wait", {"seconds": 1})
 
     def last_screens(self) -> dict[str, np.ndarray]:
-        """Every device's frame as of the last observation, before any wrapper drew on or resized it."""
-        return dict(self._last_frames)
+        """Every device's frame as of the last observation, before any wrapper drew on or resized it; a
+        device that drew its observation small draws its full frame now (its screen has not changed)."""
+        frames = dict(self._last_frames)
+        for name in self._last_raw.keys() - frames.keys():
+            frames[name] = self.subenvs[name].screenshot()
+        return frames
 
     def device_ids(self) -> dict[str, dict[str, Any]]:
         """{device: plain values telling it apart from others of its kind} (an X display and its Xvfb pid,
@@ -285,6 +294,8 @@ class CrabEnv(gym.Env):
         """Reset a device; a dead one is closed and rebuilt once before giving up."""
         try:
             self.subenvs[name].reset(seed)
+        except DeviceGone:
+            raise
         except (DeviceError, OSError):
             self._rebuild_device(name)
             self.subenvs[name].reset(seed)
@@ -300,15 +311,23 @@ class CrabEnv(gym.Env):
         obs: dict[str, Any] = {"instruction": encode_instruction(self.task.description)}
         for name, sub in self.subenvs.items():
             if name in self.screen_obs:
-                raw = sub.screenshot()
+                want = self.screen_obs[name]
+                draw_at = getattr(sub, "screenshot_at", None)
+                small = (want.width, want.height) != tuple(sub.screen_size) and draw_at is not None
+                raw = draw_at((want.width, want.height)) if small else None
+                if raw is None:
+                    raw = sub.screenshot()
+                    self._last_frames[name] = raw
+                else:
+                    self._last_frames.pop(name, None)  # last_screens() draws it full size when asked
                 # A device hands back its cached frame while the screen is unchanged: its observation is not
                 # converted again, and is copied (observations of two steps must not be one object).
-                if raw is self._last_frames.get(name) and name in self._last_obs:
+                if raw is self._last_raw.get(name) and name in self._last_obs:
                     screen = self._last_obs[name].copy()
                 else:
-                    screen = self.screen_obs[name].convert(raw)
+                    screen = want.convert(raw)
                 obs[name] = {"screen": screen}
-                self._last_frames[name] = raw
+                self._last_raw[name] = raw
                 self._last_obs[name] = screen
         return obs
 
@@ -319,6 +338,7 @@ class CrabEnv(gym.Env):
             obs[name] = {"screen": np.zeros(screen.shape, np.uint8)}
             w, h = self.subenvs[name].screen_size
             self._last_frames[name] = np.zeros((h, w, 3), np.uint8)
+            self._last_raw[name] = self._last_frames[name]
             self._last_obs.pop(name, None)
         return obs
 

@@ -29,6 +29,13 @@ def pillow(frame: np.ndarray, size=SMALL, gray: bool = False) -> np.ndarray:
     return np.asarray(img.convert("L"))[:, :, None] if gray else np.asarray(img)
 
 
+def looks_like(small: np.ndarray, full: np.ndarray, gray: bool = False) -> bool:
+    """The simulated phone draws small observations directly: they must look like a Pillow resize of the
+    full frame (mean difference under 4 of 255; text and edges differ by a pixel's coverage)."""
+    want = pillow(full, (small.shape[1], small.shape[0]), gray=gray)
+    return small.shape == want.shape and float(np.abs(small.astype(int) - want.astype(int)).mean()) < 4.0
+
+
 def phone_screen(env: gym.Env) -> tuple[str, str]:
     act = env.unwrapped.subenvs["android"].device.phone.current
     return act.package, act.screen
@@ -67,10 +74,27 @@ def test_bad_sizes_are_refused(bad):
 
 
 @pytest.mark.parametrize("gray", [False, True])
-def test_small_observation_is_a_pillow_resize_of_the_full_frame(gray):
-    # Exact (tolerance 0): the observation is the same Pillow call on the same full frame, not a small render.
+def test_the_simulated_phone_draws_small_observations_directly(gray):
     env = make({"android": (*SMALL, 1 if gray else 3)})
     try:
+        obs, _ = env.reset(seed=0)
+        phone = env.unwrapped.subenvs["android"].device.phone
+        for _ in range(3):
+            small = phone.screenshot(SMALL)  # drawn at 96x208, no full frame involved
+            want = np.asarray(Image.fromarray(small).convert("L"))[:, :, None] if gray else small
+            assert np.array_equal(obs["android"]["screen"], want)
+            assert looks_like(obs["android"]["screen"], env.unwrapped.last_screens()["android"], gray)
+            obs, *_ = env.step(env.unwrapped.encode_action("android", "open_app_drawer"))
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("gray", [False, True])
+def test_a_backend_that_cannot_draw_small_is_resized_with_pillow(gray):
+    # Exact (tolerance 0): without screenshot_at, the observation is one Pillow call on the full frame.
+    env = make({"android": (*SMALL, 1 if gray else 3)})
+    try:
+        env.unwrapped.subenvs["android"].screenshot_at = lambda size: None
         obs, _ = env.reset(seed=0)
         for _ in range(3):
             full = env.unwrapped.last_screens()["android"]
@@ -92,7 +116,7 @@ def test_a_normalised_tap_hits_the_same_element_at_both_sizes():
         obs_full, *_ = full.step(tap)
         obs_small, *_ = small.step(tap)
         assert phone_screen(full) == phone_screen(small) and phone_screen(full)[0] == "com.android.contacts"
-        assert np.array_equal(obs_small["android"]["screen"], pillow(obs_full["android"]["screen"]))
+        assert looks_like(obs_small["android"]["screen"], obs_full["android"]["screen"])
     finally:
         full.close()
         small.close()
@@ -182,7 +206,7 @@ def test_recorder_stores_the_small_observation_and_the_full_screen(tmp_path):
     for t in (0, 1):
         screen = ep.screen(t, "android")
         assert screen.shape == (2400, 1080, 3)
-        assert np.array_equal(ep.observation(t)["android"]["screen"], pillow(screen, gray=True))
+        assert looks_like(ep.observation(t)["android"]["screen"], screen, gray=True)
 
 
 # ---- Crab-v0: the desktop and the phone together ---------------------------------------------------------
@@ -205,7 +229,10 @@ def test_gymnasium_check_env_on_crab_v0(crab_v0):
     sizes = crab_v0.unwrapped.screen_obs
     for dev in ("ubuntu", "android"):
         want = pillow(full[dev], (sizes[dev].width, sizes[dev].height), gray=sizes[dev].channels == 1)
-        assert np.array_equal(obs[dev]["screen"], want)
+        if dev == "android" and sizes[dev].width != 1080:  # drawn small by the phone itself
+            assert looks_like(obs[dev]["screen"], full[dev], gray=sizes[dev].channels == 1)
+        else:
+            assert np.array_equal(obs[dev]["screen"], want)
 
 
 @pytest.mark.slow

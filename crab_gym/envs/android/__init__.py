@@ -114,6 +114,12 @@ class AndroidEnv(SubEnv):
     def screenshot(self) -> np.ndarray:
         return self.device.screenshot()
 
+    def screenshot_at(self, size: tuple[int, int]) -> np.ndarray | None:
+        """The screen drawn directly at ``size`` (w, h) when the backend can (the in-process simulated
+        phone), else None: the caller resizes a full :meth:`screenshot`."""
+        dev = self.device
+        return dev.phone.screenshot(size) if isinstance(dev, SimDevice) else None
+
     def settle(self, timeout: float = 2.0) -> None:
         self.device.settle(timeout)
 

@@ -14,6 +14,11 @@ Reset: on our own simulated phone served in this process (backend ``adb-sim``) t
 directly; on our phone served elsewhere, its shell's ``crab-reset [seed]`` (when the simulator has it). On any
 other device the backend goes home and force-stops the task apps; restoring databases and
 files needs an emulator snapshot (``adb emu avd snapshot load <name>``), which is the user's to set up.
+
+Recovery: a reset first brings a device that dropped off adb back (:meth:`AdbDevice.reconnect`): a dead adb
+server is started again, our own served phone is served again, a network serial is ``adb connect``-ed again,
+and the reset waits at most ``CRAB_GYM_ADB_WAIT`` seconds (default 30) for adb to list the device; a device
+that does not come back raises :class:`~crab_gym.envs.base.DeviceGone`.
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ import numpy as np
 from PIL import Image
 
 from crab_gym.envs.android.device import LONG_PRESS_MS, Device, quote, wait_stable
-from crab_gym.envs.base import DeviceError
+from crab_gym.envs.base import DeviceError, DeviceGone
 
 DEFAULT_SERVER_PORT = 5037
+DEFAULT_WAIT = 30.0  # s a reset waits for a device that dropped off adb (CRAB_GYM_ADB_WAIT overrides)
 # The apps tasks use; a reset on a real device force-stops them.
 TASK_PACKAGES = (
     "com.android.contacts",
@@ -67,6 +73,20 @@ def server_port() -> int:
     return int(os.environ.get("ANDROID_ADB_SERVER_PORT", DEFAULT_SERVER_PORT))
 
 
+def reconnect_wait() -> float:
+    """Seconds a reset waits for an adb device to come back: ``CRAB_GYM_ADB_WAIT``, else 30."""
+    raw = os.environ.get("CRAB_GYM_ADB_WAIT", "")
+    if not raw.strip():
+        return DEFAULT_WAIT
+    try:
+        wait = float(raw)
+    except ValueError:
+        wait = -1.0
+    if not 0 <= wait < float("inf"):
+        raise ValueError(f"CRAB_GYM_ADB_WAIT must be a number of seconds >= 0, got {raw!r}")
+    return wait
+
+
 def ensure_server(port: int, host: str = "127.0.0.1") -> None:
     """Start an adb server on ``port`` unless one answers there (adb daemonises it; it outlives us)."""
     with socket.socket() as s:
@@ -83,7 +103,9 @@ def ensure_server(port: int, host: str = "127.0.0.1") -> None:
 
 
 class AdbDevice(Device):
-    """A device behind an adb server. ``served`` is our PhoneServer when this process started it (adb-sim)."""
+    """A device behind an adb server. ``served`` is our PhoneServer when this process started it (adb-sim).
+    ``wait``: how long a reset waits for the device to come back after it dropped off adb (default
+    :func:`reconnect_wait`)."""
 
     def __init__(
         self,
@@ -92,21 +114,24 @@ class AdbDevice(Device):
         server_port_: int | None = None,
         served=None,
         timeout: float = 20.0,
+        wait: float | None = None,
     ) -> None:
         self.serial = serial
         self.served = served
+        self.wait = reconnect_wait() if wait is None else wait
+        self._host = server_host
         self._port = server_port_ or server_port()
         self._frame: np.ndarray | None = None
         self._closed = False
         try:
             ensure_server(self._port, server_host)
             self.client = _Client(host=server_host, port=self._port)
-            if re.fullmatch(r"[\w.\-]+:\d+", serial) and not serial.startswith("emulator-"):
+            if _networked(serial):
                 self.client.connect(serial, timeout=timeout)
             self.client.wait_for(serial, state="device", timeout=timeout)
             self.d = self.client.device(serial)
             out, err, code = self.shell("wm size")
-        except (adbutils.AdbError, OSError) as e:
+        except (adbutils.AdbError, OSError, EOFError) as e:
             raise DeviceError(f"adb device {serial} (server port {self._port}) unreachable: {e}") from e
         sizes = {m.group(1): (int(m.group(2)), int(m.group(3))) for m in _SIZE.finditer(out)}
         if not sizes:
@@ -123,7 +148,7 @@ class AdbDevice(Device):
         """One ``shell,v2:`` service: stdin (if any) then CLOSE_STDIN, stdout/stderr until EXIT."""
         try:
             c = self.d.open_transport(timeout=30)
-        except (adbutils.AdbError, OSError) as e:
+        except (adbutils.AdbError, OSError, EOFError) as e:
             raise DeviceError(f"adb {self.serial}: {e}") from e
         try:
             c.send_command(f"shell,v2:{cmd}")
@@ -148,7 +173,7 @@ class AdbDevice(Device):
                     code = data[0] if data else 255
                     break
             return b"".join(out), b"".join(err), code
-        except (adbutils.AdbError, OSError) as e:
+        except (adbutils.AdbError, OSError, EOFError) as e:  # EOFError: the server hung up mid-reply
             raise DeviceError(f"adb {self.serial}: shell {cmd[:60]!r} failed: {e}") from e
         finally:
             c.conn.close()  # not c.close(): adbutils sleeps 10 ms there
@@ -219,13 +244,78 @@ class AdbDevice(Device):
     def push(self, path: str, data: bytes) -> None:
         try:
             self.d.sync.push(data, path)
-        except (adbutils.AdbError, OSError) as e:
+        except (adbutils.AdbError, OSError, EOFError) as e:
             raise DeviceError(f"adb {self.serial}: push {path} failed: {e}") from e
         self._frame = None
 
     # ---- lifecycle ---------------------------------------------------------------------------------
+    def online(self) -> bool:
+        """True when the adb server answers and lists this device as ``device`` (and, for our own served
+        phone, its server still listens): one request to the adb server, none to the device."""
+        if self._served_stopped():
+            return False
+        try:
+            return self.d.get_state() == "device"
+        except (adbutils.AdbError, OSError, EOFError):
+            return False
+
+    def reconnect(self, wait: float | None = None) -> None:
+        """Bring the device back on adb, waiting at most ``wait`` s (default ``self.wait``): start the adb
+        server if none answers, serve our own phone again if its server stopped (on a new port, so the
+        serial changes), ``adb connect`` a network serial (dropping an offline link first), and poll until
+        adb lists it as a device. A device we do not own that does not come back raises DeviceGone, naming
+        it and the last thing adb said."""
+        wait = self.wait if wait is None else wait
+        deadline = time.monotonic() + wait
+        self._frame = None
+        if self._served_stopped():
+            old = self.serial
+            self.served.stop()
+            self.served.start()
+            self.serial = self.served.serial
+            self.d = self.client.device(self.serial)
+            try:
+                self.client.disconnect(old)
+            except (adbutils.AdbError, OSError, EOFError):
+                pass
+        last = "no answer"
+        while True:
+            try:
+                ensure_server(self._port, self._host)
+                try:
+                    state = self.d.get_state()
+                    last = f"state {state!r}"
+                except adbutils.AdbError as e:  # "device offline", or not listed (a new adb server)
+                    state = "offline" if "offline" in str(e) else None
+                    last = f"{type(e).__name__}: {e}"
+                if state == "device":
+                    return
+                if _networked(self.serial):
+                    if state == "offline":  # adb retries an offline link slowly: drop it and connect anew
+                        self.client.disconnect(self.serial)
+                    left = max(0.5, deadline - time.monotonic())
+                    said = self.client.connect(self.serial, timeout=min(5.0, left))
+                    if said and not said.startswith(("connected", "already")):
+                        last = said
+            except (adbutils.AdbError, OSError, subprocess.SubprocessError) as e:
+                last = f"{type(e).__name__}: {e}"
+            if time.monotonic() >= deadline:
+                # Our own phone is rebuilt by the caller; a device we do not own is gone for good.
+                error = DeviceError if self.served is not None else DeviceGone
+                raise error(
+                    f"adb device {self.serial} is gone: adb server {self._host}:{self._port} did not list it "
+                    f"as a device within {wait:.0f} s (last: {last}); reconnect it, or set CRAB_GYM_ADB_WAIT"
+                )
+            time.sleep(min(0.25, max(0.0, deadline - time.monotonic())))
+
+    def _served_stopped(self) -> bool:
+        """Our own phone's adb server was stopped (its phone lives on in this process)."""
+        return self.served is not None and bool(self.served.stopping)
+
     def reset(self, seed: int | None = None) -> None:
         self._frame = None
+        if not self.online():
+            self.reconnect()
         if self.served is not None:  # our phone, served from this process: reset it directly
             self.served.phone.reset(seed)
             return
@@ -242,7 +332,7 @@ class AdbDevice(Device):
         if self._closed:
             return
         self._closed = True
-        if re.fullmatch(r"[\w.\-]+:\d+", self.serial) and not self.serial.startswith("emulator-"):
+        if _networked(self.serial):
             try:
                 self.client.disconnect(self.serial)
             except (adbutils.AdbError, OSError, AttributeError):
@@ -251,6 +341,11 @@ class AdbDevice(Device):
             self.served.stop()
             self.served.phone.close()
             self.served = None
+
+
+def _networked(serial: str) -> bool:
+    """A ``host:port`` serial (reached by ``adb connect``), not a USB serial or ``emulator-N``."""
+    return bool(re.fullmatch(r"[\w.\-]+:\d+", serial)) and not serial.startswith("emulator-")
 
 
 def start_sim_server(width: int = 1080, height: int = 2400, seed: int = 0):
@@ -268,4 +363,4 @@ def start_sim_server(width: int = 1080, height: int = 2400, seed: int = 0):
     return server
 
 
-__all__ = ["AdbDevice", "ensure_server", "server_port", "start_sim_server"]
+__all__ = ["AdbDevice", "ensure_server", "reconnect_wait", "server_port", "start_sim_server"]

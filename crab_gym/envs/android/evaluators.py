@@ -165,12 +165,24 @@ def text_on_screen(state: AndroidState, text: str) -> bool:
     return any(_has(t, text) for t in state.ui_texts())
 
 
+@evaluator(env=ENV)
+def element_shown(state: AndroidState, resource_id: str, text: str | None = None) -> bool:
+    """the element {resource_id} (showing {text!r}) is on the phone's screen"""
+    short = ":id/" + resource_id
+    return any(
+        (n.resource_id == resource_id or n.resource_id.endswith(short))
+        and (text is None or _same(n.text, text))
+        for n in state.ui_tree()
+    )
+
+
 __all__ = [
     "alarm_set",
     "app_in_foreground",
     "call_made",
     "contact_exists",
     "dark_theme",
+    "element_shown",
     "event_exists",
     "file_absent",
     "file_contains",

@@ -15,9 +15,10 @@ pytest.importorskip("android_env")
 
 import crab_gym  # noqa: E402,F401
 from crab_gym.baselines.oracle import OracleAgent  # noqa: E402
-from crab_gym.core.tasks import Task, get_template  # noqa: E402
+from crab_gym.core.tasks import Task  # noqa: E402
 from crab_gym.envs.android import AndroidEnv  # noqa: E402
 from crab_gym.envs.base import SubEnvConformance  # noqa: E402
+from crab_gym.tasks import get_template  # noqa: E402
 from crab_gym.tasks.generator import sample_attributes  # noqa: E402
 from crab_gym.tasks.templates.android import ANDROID_TEMPLATES  # noqa: E402
 

@@ -10,12 +10,37 @@ a context manager; `serial` is "host:port" for `adb connect`); every adb command
 
 from __future__ import annotations
 
+import ipaddress
+import sys
+
 from .phone import Phone
 from .server import PhoneServer
 
 
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps a server on this machine (127.0.0.0/8, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a host name or "" (every interface): assume reachable from elsewhere
+        return False
+
+
 def serve(port: int, seed: int = 0, width: int = 1080, height: int = 2400, host: str = "127.0.0.1") -> None:
-    """Serve a fresh phone as an adb device on host:port until interrupted (`crab-gym phone serve`)."""
+    """Serve a fresh phone as an adb device on host:port until interrupted (`crab-gym phone serve`).
+
+    The default binds loopback only; any other address prints a warning, since adb has no authentication
+    here: whoever reaches the port gets a shell on the phone and its files.
+    """
+    if not is_loopback(host):
+        print(
+            f"warning: binding {host or 'every interface'}:{port} makes the phone reachable from the "
+            "network; anyone who can connect gets a shell on it and its files (no adb authentication). "
+            "The default, 127.0.0.1, keeps it on this machine.",
+            file=sys.stderr,
+            flush=True,
+        )
     phone = Phone(width=width, height=height, seed=seed)
     server = PhoneServer(phone, host=host, port=port)
     try:

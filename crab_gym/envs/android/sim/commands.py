@@ -1,8 +1,10 @@
-"""The Android commands of the shell: input, screencap, uiautomator, dumpsys, am, pm, wm, getprop, ..."""
+"""The Android commands of the shell: input, screencap, uiautomator, wm, getprop, svc, settings' neighbours.
+
+`am` and `monkey` live in am.py, `pm` and `cmd` in pm.py, `dumpsys` in dumpsys.py, `date` in clock.py,
+`logcat` and `log` in logcat.py."""
 
 from __future__ import annotations
 
-from .apps import APPS, LAUNCHER
 from .shell import Ctx, ShellError, command
 
 PROPS = {
@@ -54,8 +56,12 @@ def _wm(ctx: Ctx, args: list[str]) -> int:
         ctx.print(f"Physical size: {p.width}x{p.height}")
     elif args[:1] == ["density"]:
         ctx.print(f"Physical density: {p.density}")
+    elif args[:1] == ["dismiss-keyguard"]:
+        from .power import unlock
+
+        unlock(p)
     else:
-        raise ShellError("usage: wm [size|density]", 255)
+        raise ShellError("usage: wm [size|density|dismiss-keyguard]", 255)
     return 0
 
 
@@ -77,9 +83,12 @@ def _input(ctx: Ctx, args: list[str]) -> int:
         raise ShellError("Usage: input [<source>] <command> [<arg>...]", 1)
     verb, rest = args[0], args[1:]
     if verb == "tap" and len(rest) >= 2:
-        p.tap(_num(rest[0]), _num(rest[1]))
+        x, y = _num(rest[0]), _num(rest[1])
+        _log_motion(ctx, x, y)
+        p.tap(x, y)
     elif verb in ("swipe", "draganddrop") and len(rest) >= 4:
         x1, y1, x2, y2 = (_num(a) for a in rest[:4])
+        _log_motion(ctx, x1, y1)
         p.swipe(x1, y1, x2, y2, int(_num(rest[4])) if len(rest) > 4 else 300)
     elif verb == "text" and rest:
         p.text(rest[0].replace("%s", " "))  # like Android: one argument; "%s" stands for a space
@@ -87,6 +96,7 @@ def _input(ctx: Ctx, args: list[str]) -> int:
         longpress = "--longpress" in rest
         for code in (c for c in rest if not c.startswith("--")):
             try:
+                _log_key(ctx, code)
                 p.keyevent(int(code) if code.isdigit() else code)
             except ValueError as e:
                 raise ShellError(str(e), 1) from e
@@ -103,6 +113,42 @@ def _input(ctx: Ctx, args: list[str]) -> int:
             1,
         )
     return 0
+
+
+def _log_motion(ctx: Ctx, x: float, y: float) -> None:
+    """The `input` tool's own log line for an injected touch (tag Input, main buffer)."""
+    from .logcat import log
+
+    t = ctx.phone.counter * 1000
+    log(
+        ctx.phone,
+        "I",
+        "Input",
+        f"injectMotionEvent: MotionEvent {{ action=ACTION_DOWN, actionButton=0, id[0]=0, x[0]={x:.1f}, "
+        f"y[0]={y:.1f}, toolType[0]=TOOL_TYPE_FINGER, buttonState=0, classification=NONE, metaState=0, "
+        f"flags=0x0, edgeFlags=0x0, pointerCount=1, historySize=0, eventTime={t}, downTime={t}, "
+        "deviceId=-1, source=0x1002, displayId=0 }",
+        pid=4100 + ctx.phone.counter % 800,
+        buffer_name="main",
+    )
+
+
+def _log_key(ctx: Ctx, code: str) -> None:
+    from .logcat import log
+    from .phone import KEYCODES
+
+    number = int(code) if code.isdigit() else KEYCODES.get(code.upper().removeprefix("KEYCODE_"), -1)
+    name = next((k for k, v in KEYCODES.items() if v == number), str(number))
+    t = ctx.phone.counter * 1000
+    log(
+        ctx.phone,
+        "I",
+        "Input",
+        f"injectKeyEvent: KeyEvent {{ action=ACTION_DOWN, keyCode=KEYCODE_{name}, scanCode=0, metaState=0, "
+        f"flags=0x0, repeatCount=0, eventTime={t}, downTime={t}, deviceId=-1, source=0x101, displayId=-1 }}",
+        pid=4100 + ctx.phone.counter % 800,
+        buffer_name="main",
+    )
 
 
 @command("screencap")
@@ -143,164 +189,18 @@ def _uiautomator(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-def _intent_component(args: list[str]) -> tuple[str | None, str | None, dict[str, str]]:
-    comp, action, extras = None, None, {}
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "-n" and i + 1 < len(args):
-            comp = args[i + 1]
-            i += 1
-        elif a == "-a" and i + 1 < len(args):
-            action = args[i + 1]
-            i += 1
-        elif a in ("-d", "-t", "-c", "-f", "--user") and i + 1 < len(args):
-            if a == "-d":
-                extras["data"] = args[i + 1]
-            i += 1
-        elif a in ("--es", "--ez", "--ei", "--el") and i + 2 < len(args):
-            extras[args[i + 1]] = args[i + 2]
-            i += 2
-        elif not a.startswith("-") and comp is None and "/" in a:
-            comp = a
-        i += 1
-    return comp, action, extras
-
-
-ACTION_APPS = {
-    "android.settings.SETTINGS": ("com.android.settings", "main"),
-    "android.settings.WIFI_SETTINGS": ("com.android.settings", "network"),
-    "android.settings.BLUETOOTH_SETTINGS": ("com.android.settings", "connected"),
-    "android.settings.DISPLAY_SETTINGS": ("com.android.settings", "display"),
-    "android.media.action.IMAGE_CAPTURE": ("com.android.camera2", "main"),
-    "android.media.action.STILL_IMAGE_CAMERA": ("com.android.camera2", "main"),
-    "android.intent.action.SET_ALARM": ("com.google.android.deskclock", "new_alarm"),
-    "android.intent.action.SHOW_ALARMS": ("com.google.android.deskclock", "alarm"),
-    "android.intent.action.DIAL": ("com.google.android.dialer", "keypad"),
-    "android.intent.action.INSERT": ("com.android.contacts", "edit"),
-}
-
-
-@command("am")
-def _am(ctx: Ctx, args: list[str]) -> int:
-    p = ctx.phone
-    if not args:
-        raise ShellError("usage: am [start|force-stop|kill] ...", 1)
-    verb, rest = args[0], args[1:]
-    if verb in ("start", "start-activity"):
-        rest = [a for a in rest if a not in ("-W", "-S", "-R", "--activity-clear-top")]
-        comp, action, extras = _intent_component(rest)
-        ctx.print(
-            f"Starting: Intent {{ {'act=' + action + ' ' if action else ''}{'cmp=' + comp if comp else ''} }}"
-        )
-        target: tuple[str, str | None] | None = None
-        if comp:
-            pkg, _, cls = comp.partition("/")
-            app = APPS.get(pkg)
-            if app is None:
-                ctx.eprint(f"Error type 3\nError: Activity class {{{comp}}} does not exist.")
-                return 1
-            full = pkg + cls if cls.startswith(".") else cls
-            screen = next((n for n in app.screens if app.activity(n) == full), None)
-            target = (pkg, screen if screen and screen != app.main else None)
-        elif action == "android.intent.action.MAIN":
-            target = (LAUNCHER, None)
-        elif action in ACTION_APPS:
-            target = ACTION_APPS[action]
-        elif action in ("android.intent.action.SENDTO", "android.intent.action.VIEW") and extras.get(
-            "data", ""
-        ).startswith(("sms:", "smsto:")):
-            number = extras["data"].split(":", 1)[1]
-            p.launch(
-                "com.google.android.apps.messaging",
-                "compose",
-                fields={"to": number, "body": extras.get("sms_body", "")},
-                focus="body",
-            )
-            return 0
-        elif action == "android.intent.action.CALL" and extras.get("data", "").startswith("tel:"):
-            from .apps.dialer import place_call
-
-            place_call(p, extras["data"][4:])
-            return 0
-        if target is None:
-            ctx.eprint("Error: Activity not started, unable to resolve Intent")
-            return 1
-        p.launch(target[0], target[1])
-    elif verb in ("force-stop", "kill") and rest:
-        p.force_stop(rest[-1])
-    elif verb == "kill-all":
-        p.home()
-    elif verb == "stack" and rest[:1] == ["list"]:
-        from .dumpsys import stack_list
-
-        stack_list(ctx)
-    else:
-        raise ShellError(f"Error: unknown command '{verb}'", 1)
+def statusbar(ctx: Ctx, args: list[str]) -> int:
+    """`cmd statusbar expand-notifications|expand-settings|collapse`."""
+    if args[:1] in (["expand-notifications"], ["expand-settings"]):
+        ctx.phone.shade_open = True
+    elif args[:1] == ["collapse"]:
+        ctx.phone.shade_open = False
+    ctx.phone.invalidate()
     return 0
-
-
-@command("monkey")
-def _monkey(ctx: Ctx, args: list[str]) -> int:
-    pkg = args[args.index("-p") + 1] if "-p" in args and args.index("-p") + 1 < len(args) else None
-    if pkg is None or pkg not in APPS:
-        ctx.eprint("** No activities found to run, monkey aborted.")
-        return 252
-    ctx.phone.launch(pkg)
-    ctx.print(
-        "  bash arg: -p\n  bash arg: " + pkg + "\nEvents injected: 1\n## Network stats: elapsed time=2ms"
-    )
-    return 0
-
-
-@command("pm")
-def _pm(ctx: Ctx, args: list[str]) -> int:
-    if args[:2] == ["list", "packages"]:
-        flt = next((a for a in args[2:] if not a.startswith("-")), "")
-        system = [
-            "android",
-            "com.android.systemui",
-            "com.android.shell",
-            "com.android.providers.contacts",
-            "com.android.providers.telephony",
-            "com.android.providers.calendar",
-            "com.android.providers.settings",
-        ]
-        for pkg in sorted(set(APPS) | set(system)):
-            if flt in pkg:
-                ctx.print(f"package:{pkg}")
-        return 0
-    if args[:1] == ["path"] and len(args) > 1 and args[1] in APPS:
-        ctx.print(f"package:/system/app/{args[1]}/{args[1]}.apk")
-        return 0
-    if args[:1] == ["clear"] and len(args) > 1:
-        ctx.print("Success")
-        return 0
-    ctx.eprint("Error: unsupported pm command")
-    return 1
-
-
-@command("cmd")
-def _cmd(ctx: Ctx, args: list[str]) -> int:
-    if args[:1] == ["package"]:
-        return _pm(ctx, args[1:])
-    if args[:1] == ["activity"]:
-        return _am(ctx, args[1:])
-    if args[:1] == ["statusbar"]:
-        if args[1:2] in (["expand-notifications"], ["expand-settings"]):
-            ctx.phone.shade_open = True
-        elif args[1:2] == ["collapse"]:
-            ctx.phone.shade_open = False
-        ctx.phone.invalidate()
-        return 0
-    if args[:1] == ["wifi"] and len(args) > 1 and args[1] == "set-wifi-enabled":
-        return _svc(ctx, ["wifi", "enable" if args[2:3] == ["enabled"] else "disable"])
-    ctx.eprint(f"Can't find service: {args[0] if args else ''}")
-    return 20
 
 
 @command("svc")
-def _svc(ctx: Ctx, args: list[str]) -> int:
+def svc(ctx: Ctx, args: list[str]) -> int:
     from .providers import put_setting
 
     names = {"wifi": "wifi_on", "bluetooth": "bluetooth_on", "data": "mobile_data"}
@@ -335,23 +235,15 @@ def _whoami(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-@command("date")
-def _date(ctx: Ctx, args: list[str]) -> int:
-    from .db import NOW_MS
-
-    if args[:1] == ["+%s"]:
-        ctx.print(str(NOW_MS // 1000))
-    else:
-        ctx.print("Fri Mar 15 09:30:00 UTC 2024")
-    return 0
-
-
 @command("uname")
 def _uname(ctx: Ctx, args: list[str]) -> int:
     ctx.print("Linux" if not args else "Linux localhost 6.1.0-crab #1 SMP PREEMPT x86_64 Toybox")
     return 0
 
 
-@command("log", "logcat", "setprop", "sync", "chmod", "chown", "svc_power", "am_idle")
+@command("setprop", "sync", "chmod", "chown")
 def _noop(ctx: Ctx, args: list[str]) -> int:
     return 0
+
+
+from . import am, clock, logcat, pm, shjobs  # noqa: E402, F401  (their commands register on import)

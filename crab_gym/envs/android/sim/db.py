@@ -6,6 +6,8 @@ import random
 import sqlite3
 from pathlib import Path
 
+from .seeddata import EVENTS, FIRST, LAST, MAILS, NOTES, SMS_BODIES, TASKS
+
 CONTACTS_DB = "/data/data/com.android.providers.contacts/databases/contacts2.db"
 CALLLOG_DB = "/data/data/com.android.providers.contacts/databases/calllog.db"
 SMS_DB = "/data/data/com.android.providers.telephony/databases/mmssms.db"
@@ -15,6 +17,7 @@ ALARMS_DB = "/data/data/com.google.android.deskclock/databases/alarms.db"
 NOTES_DB = "/data/data/com.google.android.keep/databases/keep.db"
 TASKS_DB = "/data/data/com.google.android.apps.tasks/databases/tasks.db"
 MAIL_DB = "/data/data/com.google.android.gm/databases/mail.db"
+MEDIA_DB = "/data/data/com.android.providers.media.module/databases/external.db"
 
 PHONE_MIME = "vnd.android.cursor.item/phone_v2"
 EMAIL_MIME = "vnd.android.cursor.item/email_v2"
@@ -49,11 +52,36 @@ CREATE VIEW view_people AS SELECT contact_id AS _id, display_name AS name,
 CREATE TABLE calls (_id INTEGER PRIMARY KEY AUTOINCREMENT, number TEXT, date INTEGER, duration INTEGER,
   type INTEGER, new INTEGER DEFAULT 1, name TEXT, is_read INTEGER DEFAULT 0);
 """,
+    # AOSP's MmsSmsDatabaseHelper: threads and canonical_addresses, kept up to date by triggers on sms. As in
+    # AOSP, nothing deletes sms rows when threads are deleted (the provider's conversation delete does both).
+    # The thread date comes from the message (AOSP uses the wall clock) so that runs stay reproducible.
     SMS_DB: """
 CREATE TABLE sms (_id INTEGER PRIMARY KEY AUTOINCREMENT, thread_id INTEGER, address TEXT, person INTEGER,
   date INTEGER, date_sent INTEGER DEFAULT 0, protocol INTEGER, read INTEGER DEFAULT 0,
   status INTEGER DEFAULT -1,
   type INTEGER, subject TEXT, body TEXT, seen INTEGER DEFAULT 0);
+CREATE TABLE canonical_addresses (_id INTEGER PRIMARY KEY AUTOINCREMENT, address TEXT,
+  sub_id INTEGER DEFAULT -1);
+CREATE TABLE threads (_id INTEGER PRIMARY KEY AUTOINCREMENT, date INTEGER DEFAULT 0,
+  message_count INTEGER DEFAULT 0, recipient_ids TEXT, snippet TEXT, snippet_cs INTEGER DEFAULT 0,
+  read INTEGER DEFAULT 1, archived INTEGER DEFAULT 0, type INTEGER DEFAULT 0, error INTEGER DEFAULT 0,
+  has_attachment INTEGER DEFAULT 0, sub_id INTEGER DEFAULT -1);
+CREATE TRIGGER sms_update_thread_on_insert AFTER INSERT ON sms BEGIN
+  UPDATE threads SET date = new.date, snippet = new.body, snippet_cs = 0 WHERE threads._id = new.thread_id;
+  UPDATE threads SET message_count = (SELECT COUNT(sms._id) FROM sms WHERE thread_id = new.thread_id
+    AND sms.type != 3) WHERE threads._id = new.thread_id;
+  UPDATE threads SET read = CASE (SELECT COUNT(*) FROM sms WHERE read = 0 AND thread_id = threads._id)
+    WHEN 0 THEN 1 ELSE 0 END WHERE threads._id = new.thread_id;
+END;
+CREATE TRIGGER sms_update_thread_date_subject_on_update AFTER UPDATE OF date, body, type ON sms BEGIN
+  UPDATE threads SET date = new.date, snippet = new.body, snippet_cs = 0 WHERE threads._id = new.thread_id;
+  UPDATE threads SET message_count = (SELECT COUNT(sms._id) FROM sms WHERE thread_id = new.thread_id
+    AND sms.type != 3) WHERE threads._id = new.thread_id;
+END;
+CREATE TRIGGER sms_update_thread_read_on_update AFTER UPDATE OF read ON sms BEGIN
+  UPDATE threads SET read = CASE (SELECT COUNT(*) FROM sms WHERE read = 0 AND thread_id = threads._id)
+    WHEN 0 THEN 1 ELSE 0 END WHERE threads._id = new.thread_id;
+END;
 """,
     CALENDAR_DB: """
 CREATE TABLE Calendars (_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, calendar_displayName TEXT,
@@ -87,87 +115,26 @@ CREATE TABLE tasks (_id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, 
 CREATE TABLE messages (_id INTEGER PRIMARY KEY AUTOINCREMENT, folder TEXT NOT NULL, sender TEXT,
   recipient TEXT, subject TEXT, body TEXT, date INTEGER, read INTEGER DEFAULT 0);
 """,
+    MEDIA_DB: """
+CREATE TABLE files (_id INTEGER PRIMARY KEY AUTOINCREMENT, _data TEXT UNIQUE COLLATE NOCASE, _size INTEGER,
+  date_added INTEGER, date_modified INTEGER, mime_type TEXT, title TEXT, _display_name TEXT,
+  media_type INTEGER DEFAULT 0, relative_path TEXT, bucket_display_name TEXT,
+  volume_name TEXT DEFAULT 'external_primary');
+""",
+}
+# The databases each package's `pm clear` empties (the app's own, or the provider's).
+PACKAGE_DATABASES = {
+    "com.android.providers.contacts": (CONTACTS_DB, CALLLOG_DB),
+    "com.android.providers.telephony": (SMS_DB,),
+    "com.android.providers.calendar": (CALENDAR_DB,),
+    "com.android.providers.settings": (SETTINGS_DB,),
+    "com.android.providers.media.module": (MEDIA_DB,),
+    "com.google.android.deskclock": (ALARMS_DB,),
+    "com.google.android.keep": (NOTES_DB,),
+    "com.google.android.apps.tasks": (TASKS_DB,),
+    "com.google.android.gm": (MAIL_DB,),
 }
 
-FIRST = [
-    "Alice",
-    "Bob",
-    "Carol",
-    "David",
-    "Emma",
-    "Frank",
-    "Grace",
-    "Henry",
-    "Isabel",
-    "Jack",
-    "Karen",
-    "Liam",
-    "Maria",
-    "Noah",
-    "Olivia",
-    "Peter",
-    "Quinn",
-    "Rosa",
-    "Sam",
-    "Tina",
-    "Umar",
-    "Vera",
-    "Walter",
-    "Yuki",
-]
-LAST = [
-    "Smith",
-    "Johnson",
-    "Brown",
-    "Garcia",
-    "Miller",
-    "Davis",
-    "Lopez",
-    "Wilson",
-    "Anderson",
-    "Thomas",
-    "Moore",
-    "Martin",
-    "Lee",
-    "Clark",
-    "Lewis",
-    "Walker",
-    "Young",
-    "King",
-    "Wright",
-    "Scott",
-]
-SMS_BODIES = [
-    "See you at 6?",
-    "Running 10 minutes late",
-    "Can you call me back?",
-    "Thanks for lunch!",
-    "The meeting moved to 3pm",
-    "Happy birthday!",
-    "Did you get my email?",
-    "On my way",
-    "Let's meet at the station",
-    "Don't forget the tickets",
-]
-EVENTS = [
-    ("Team meeting", "Room 4B"),
-    ("Dentist", "Main St Clinic"),
-    ("Lunch with Sam", "Cafe Luna"),
-    ("Project review", "Online"),
-    ("Gym", "City Gym"),
-    ("Flight to Berlin", "Airport T2"),
-]
-NOTES = [
-    ("Shopping list", "Milk, eggs, bread"),
-    ("Ideas", "Write the quarterly report outline"),
-    ("Wi-Fi password", "guest network: crab2024"),
-]
-TASKS = ["Pay electricity bill", "Book train tickets", "Call the plumber", "Return library books"]
-MAILS = [
-    ("newsletter@example.com", "Weekly digest", "Top stories of the week."),
-    ("boss@example.com", "Report due Friday", "Please send the report by Friday noon."),
-    ("friend@example.com", "Weekend plans", "Hiking on Saturday?"),
-]
 SETTINGS = {
     "system": {
         "screen_brightness": "102",
@@ -203,22 +170,34 @@ def phone_number(rng: random.Random) -> str:
     return f"+1 555-{rng.randint(100, 999)}-{rng.randint(1000, 9999)}"
 
 
+def create_database(fs, path: str) -> None:
+    """(Re)create one database at its Android path with its schema and the rows its provider creates with it
+    (contacts2.db's mimetypes, settings.db's defaults): what a provider holds after `pm clear`."""
+    host = fs.resolve(path)
+    host.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        Path(str(host) + suffix).unlink(missing_ok=True)
+    with sqlite3.connect(host) as c:
+        c.executescript(SCHEMAS[path])
+        if path == CONTACTS_DB:
+            c.executemany(
+                "INSERT INTO mimetypes (mimetype) VALUES (?)",
+                [(m,) for m in (NAME_MIME, PHONE_MIME, EMAIL_MIME)],
+            )
+        if path == SETTINGS_DB:
+            for table, values in SETTINGS.items():
+                c.executemany(f"INSERT INTO {table} (name, value) VALUES (?, ?)", sorted(values.items()))
+    c.close()
+
+
 def seed_databases(fs, seed: int) -> None:
     """Create every database at its Android path and fill it deterministically from `seed`."""
     rng = random.Random(seed)
-    for path, schema in SCHEMAS.items():
-        host = fs.resolve(path)
-        host.parent.mkdir(parents=True, exist_ok=True)
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            Path(str(host) + suffix).unlink(missing_ok=True)
-        with sqlite3.connect(host) as c:
-            c.executescript(schema)
-        c.close()
+    for path in SCHEMAS:
+        create_database(fs, path)
     names = rng.sample([f"{f} {ln}" for f in FIRST for ln in LAST], 12)
     numbers = [phone_number(rng) for _ in names]
     with connect(fs, CONTACTS_DB) as c:
-        for mime in (NAME_MIME, PHONE_MIME, EMAIL_MIME):
-            c.execute("INSERT INTO mimetypes (mimetype) VALUES (?)", (mime,))
         for name, number in zip(names, numbers, strict=True):
             add_contact(c, name, number, f"{name.split()[0].lower()}@example.com")
     with connect(fs, SMS_DB) as c:
@@ -256,9 +235,6 @@ def seed_databases(fs, seed: int) -> None:
                 "INSERT INTO Events (title, eventLocation, description, dtstart, dtend) VALUES (?,?,?,?,?)",
                 (title, where, "", start, start + 3_600_000),
             )
-    with connect(fs, SETTINGS_DB) as c:
-        for table, values in SETTINGS.items():
-            c.executemany(f"INSERT INTO {table} (name, value) VALUES (?, ?)", sorted(values.items()))
     with connect(fs, ALARMS_DB) as c:
         c.execute("INSERT INTO alarm_templates (hour, minutes, enabled, label) VALUES (7, 0, 1, 'Wake up')")
         c.execute("INSERT INTO alarm_templates (hour, minutes, enabled, label) VALUES (8, 30, 0, '')")
@@ -319,11 +295,43 @@ def add_contact(c: sqlite3.Connection, name: str, number: str = "", email: str =
     return int(rid or 0)
 
 
+def thread_of(c: sqlite3.Connection, address: str) -> int | None:
+    """The conversation with `address` (Threads.getOrCreateThreadId's lookup), None if there is none."""
+    row = c.execute(
+        "SELECT t._id FROM threads t JOIN canonical_addresses a ON t.recipient_ids = CAST(a._id AS TEXT) "
+        "WHERE a.address = ? ORDER BY t._id LIMIT 1",
+        (address,),
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def thread_id_for(c: sqlite3.Connection, address: str) -> int:
-    row = c.execute("SELECT thread_id FROM sms WHERE address = ? LIMIT 1", (address,)).fetchone()
-    if row:
-        return int(row[0])
-    return int(c.execute("SELECT COALESCE(MAX(thread_id), 0) + 1 FROM sms").fetchone()[0])
+    """The conversation with `address`, created (with its canonical address) when there is none."""
+    tid = thread_of(c, address)
+    if tid is not None:
+        return tid
+    row = c.execute("SELECT _id FROM canonical_addresses WHERE address = ?", (address,)).fetchone()
+    aid = (
+        row[0]
+        if row
+        else c.execute("INSERT INTO canonical_addresses (address) VALUES (?)", (address,)).lastrowid
+    )
+    return int(c.execute("INSERT INTO threads (recipient_ids) VALUES (?)", (str(aid),)).lastrowid or 0)
+
+
+def update_threads(c: sqlite3.Connection) -> None:
+    """After messages were deleted through the provider (MmsSmsDatabaseHelper.updateAllThreads): threads
+    without messages go, the others get their count, date and snippet again."""
+    c.execute(
+        "DELETE FROM threads WHERE _id NOT IN "
+        "(SELECT DISTINCT thread_id FROM sms WHERE thread_id IS NOT NULL)"
+    )
+    c.execute(
+        "UPDATE threads SET message_count ="
+        " (SELECT COUNT(*) FROM sms WHERE thread_id = threads._id AND type != 3),"
+        " date = (SELECT date FROM sms WHERE thread_id = threads._id ORDER BY date DESC LIMIT 1),"
+        " snippet = (SELECT body FROM sms WHERE thread_id = threads._id ORDER BY date DESC LIMIT 1)"
+    )
 
 
 def insert_sms(c: sqlite3.Connection, address: str, body: str, date: int, type_: int, read: int = 1) -> int:

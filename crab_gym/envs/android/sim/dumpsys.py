@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import power
 from .apps import APPS
 from .apps.base import short
 from .shell import Ctx, command
@@ -21,23 +22,15 @@ def _dumpsys(ctx: Ctx, args: list[str]) -> int:
     pkg, cls = p.focused_component()
     what = args[0] if args else ""
     if what == "window":
-        ctx.print("WINDOW MANAGER WINDOWS (dumpsys window windows)")
-        focus = "NotificationShade" if p.shade_open else f"{pkg}/{cls}"
-        ctx.print(f"  mCurrentFocus=Window{{{p.current.task_id * 104729 % 0xFFFFFFF:07x} u0 {focus}}}")
-        ctx.print(f"  mFocusedApp={_record(ctx)}")
-        ctx.print(f"  mTopFullscreenOpaqueWindowState=Window{{0 u0 {pkg}/{cls}}}")
-        ctx.print(
-            f"  mDisplayInfo: app {p.width} x {p.height} real {p.width} x {p.height} density {p.density}"
-        )
-        ctx.print()
-        ctx.print("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)")
-        ctx.print("  Display: mDisplayId=0 rootTasks=1")
-        ctx.print(
-            f"    init={p.width}x{p.height} {p.density}dpi cur={p.width}x{p.height} app={p.width}x{p.height}"
-        )
-        ctx.print("    mCurrentRotation=ROTATION_0")
-        ctx.print("    mCurrentAppOrientation=SCREEN_ORIENTATION_UNSPECIFIED")
-        ctx.print("    mRotation=0 mDeferredRotationPauseCount=0")
+        sub = args[1] if len(args) > 1 else ""
+        if sub in ("", "policy", "p"):
+            power.dump_policy(ctx)
+            ctx.print()
+        if sub in ("", "windows", "w"):
+            _windows(ctx)
+            ctx.print()
+        if sub in ("", "displays", "d"):
+            _displays(ctx)
     elif what == "input":
         _input(ctx)
     elif what == "activity":
@@ -72,19 +65,58 @@ def _dumpsys(ctx: Ctx, args: list[str]) -> int:
         )
         ctx.print("  mCurrentOrientation=0")
     elif what == "power":
-        ctx.print("POWER MANAGER (dumpsys power)\n\nPower Manager State:")
-        ctx.print("  mWakefulness=Awake\n  mIsPowered=true\n  mHoldingDisplaySuspendBlocker=true")
+        power.dump_power(ctx)
     elif what == "battery":
         ctx.print(
             "Current Battery Service state:\n  AC powered: true\n  level: 100\n  scale: 100\n  status: 2"
         )
     elif what == "package" and len(args) > 1:
-        if args[1] not in APPS:
-            return 0
-        ctx.print(f"Packages:\n  Package [{args[1]}]\n    versionName=1.0")
+        from .packages import load
+        from .pm import dump_package
+
+        found = load(p).get(args[-1])
+        if found is not None:
+            dump_package(ctx, found)
+    elif what == "telephony.registry":
+        calling = power.in_call(p)
+        ctx.print(f"  mCallState={2 if calling else 0}")
+        ctx.print(f"  mCallIncomingNumber={p.current.state.get('number', '') if calling else ''}")
+    elif what == "input_method":
+        ctx.print("Input method service state:")
+        ctx.print(
+            "  mCurMethodId=com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
+        )
+        ctx.print("  mInputShown=false")
+        ctx.print("  mIsInteractive=" + ("true" if power.awake(p) else "false"))
     elif what in ("SurfaceFlinger",):
         ctx.print('Display 0 (HWC display 0): port=0 pnpId=CRB displayName="Crab display"')
     return 0
+
+
+def _windows(ctx: Ctx) -> None:
+    p = ctx.phone
+    pkg, cls = p.focused_component()
+    ctx.print("WINDOW MANAGER WINDOWS (dumpsys window windows)")
+    locked = power.locked(p) and power.awake(p)
+    focus = "NotificationShade" if p.shade_open or locked else f"{pkg}/{cls}"
+    ctx.print(f"  mCurrentFocus=Window{{{p.current.task_id * 104729 % 0xFFFFFFF:07x} u0 {focus}}}")
+    ctx.print(f"  mFocusedApp={_record(ctx)}")
+    ctx.print(f"  mTopFullscreenOpaqueWindowState=Window{{0 u0 {pkg}/{cls}}}")
+    ctx.print(f"  mDisplayInfo: app {p.width} x {p.height} real {p.width} x {p.height} density {p.density}")
+
+
+def _displays(ctx: Ctx) -> None:
+    p = ctx.phone
+    ctx.print("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)")
+    ctx.print("  Display: mDisplayId=0 rootTasks=1")
+    ctx.print(
+        f"    init={p.width}x{p.height} {p.density}dpi cur={p.width}x{p.height} app={p.width}x{p.height}"
+    )
+    ctx.print("    mCurrentRotation=ROTATION_0")
+    ctx.print("    mCurrentAppOrientation=SCREEN_ORIENTATION_UNSPECIFIED")
+    ctx.print("    mRotation=0 mDeferredRotationPauseCount=0")
+    for line in power.display_policy_lines(ctx):
+        ctx.print(line)
 
 
 def _input(ctx: Ctx) -> None:
@@ -98,7 +130,7 @@ def _input(ctx: Ctx) -> None:
     ctx.print("INPUT MANAGER (dumpsys input)")
     ctx.print()
     ctx.print("Input Manager State:")
-    ctx.print("  Interactive: true")
+    ctx.print(f"  Interactive: {'true' if power.awake(ctx.phone) else 'false'}")
     ctx.print("  Show Touches: false")
     ctx.print("  Display Viewports:")
     ctx.print(f"    {viewport}")

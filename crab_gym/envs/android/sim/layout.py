@@ -1,12 +1,20 @@
 """Screen, the layout helper with which apps build their screens in a few lines (app bar, fields, buttons,
-switches, scrolling lists, floating buttons, tabs), and Item, a list row."""
+switches, scrolling lists, floating buttons, tabs, dialogs), and Item, a list row.
+
+Geometry is in 1080-wide design pixels scaled to the phone; the look is Material 3 (see theme.py). Task
+scripts tap fixed points of these layouts, so a restyle keeps every box where it is.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .ui import COLORS, DARK, Handler, View
+from . import widgets
+from .theme import palette
+from .ui import Handler, View
+
+TONES = {"danger": ((179, 38, 30), (255, 255, 255)), "call": ((30, 142, 62), (255, 255, 255))}
 
 
 @dataclass
@@ -18,8 +26,10 @@ class Item:
     on_click: Handler | None = None
     on_long_click: Handler | None = None
     rid: str = ""
-    icon: str = ""  # a letter drawn in a circle
+    icon: str = ""  # a name: its initial is drawn in an avatar circle
     checked: bool | None = None  # a checkbox row when not None
+    glyph: str = ""  # a Material icon drawn before the text (settings pages, files)
+    bubble: str = ""  # "in" or "out": a chat message drawn as a bubble (Messages)
 
 
 class Screen:
@@ -31,7 +41,7 @@ class Screen:
     def __init__(self, phone, activity, root: View) -> None:
         self.phone, self.act, self.root = phone, activity, root
         self.pkg = activity.package
-        self.c = DARK if phone.dark else COLORS
+        self.c = palette(phone.dark)
         self.s = phone.width / 1080
         self.left, self.right = 0, phone.width
         self.y = phone.status_h
@@ -58,7 +68,7 @@ class Screen:
             cls="android.view.ViewGroup",
             bounds=(0, self.y, self.right, self.y + h),
             rid="toolbar",
-            bg=self.c["surface"],
+            bg=self.c["bg"],
         )
         x = self.px(48)
         if back:
@@ -73,9 +83,9 @@ class Screen:
                     on_click=self.phone.back,
                     text="",
                     shape="none",
-                    hint="<",
+                    icon="arrow_back",
                     fg=self.c["text"],
-                    size=self.px(60),
+                    size=self.px(66),
                 )
             )
             x = self.px(150)
@@ -86,7 +96,7 @@ class Screen:
                 text=title,
                 bounds=(x, self.y + self.px(40), self.right - self.px(300), self.y + self.px(128)),
                 fg=self.c["text"],
-                size=self.px(60),
+                size=self.px(58),
             )
         )
         ax = self.right - self.px(24)
@@ -102,7 +112,7 @@ class Screen:
                     focusable=True,
                     on_click=handler,
                     fg=self.c["primary"],
-                    size=self.px(44),
+                    size=self.px(40),
                     bold=True,
                     align="center",
                 )
@@ -145,19 +155,29 @@ class Screen:
             long_clickable=True,
             password=password,
             on_click=focus,
-            shape="underline",
+            shape="outline",
             hint=hint if not value else "",
             fg=self.c["text"],
-            size=self.px(46),
-            bg=self.c["bg"],
+            size=self.px(44),
+            bg=self.c["primary" if focused else "outline"],
         )
         v.scroll_key = key
         self.phone.enter_handlers[key] = on_enter
         self.y += h + self.px(16)
         return v
 
-    def button(self, text: str, on_click: Handler, rid: str = "", enabled: bool = True) -> View:
+    def button(
+        self,
+        text: str,
+        on_click: Handler,
+        rid: str = "",
+        enabled: bool = True,
+        icon: str = "",
+        tone: str = "",
+    ) -> View:
+        """A filled button across the screen; ``tone`` "danger" or "call" for red and green ones."""
         h = self.px(140)
+        bg, fg = TONES.get(tone) or (self.c["primary"], self.c["on_primary"])
         v = self.view(
             cls="android.widget.Button",
             text=text,
@@ -168,9 +188,10 @@ class Screen:
             enabled=enabled,
             on_click=on_click,
             shape="pill",
-            bg=self.c["primary"],
-            fg=self.c["on_primary"],
-            size=self.px(46),
+            bg=bg if enabled else self.c["surface_container_highest"],
+            fg=fg if enabled else self.c["muted"],
+            icon=icon,
+            size=self.px(40),
             bold=True,
             align="center",
         )
@@ -194,7 +215,7 @@ class Screen:
                 rid="android:id/title",
                 bounds=(self.px(48), self.y + self.px(50), self.right - self.px(260), self.y + self.px(130)),
                 fg=self.c["text"],
-                size=self.px(48),
+                size=self.px(46),
             )
         )
         row.add(
@@ -210,6 +231,7 @@ class Screen:
                 on_click=on_toggle,
                 shape="switch",
                 fg=self.c["primary"],
+                bg=self.c["outline"],
                 bounds=(
                     self.right - self.px(210),
                     self.y + self.px(50),
@@ -258,95 +280,13 @@ class Screen:
             )
         for i, it in enumerate(items):
             y1 = top + i * rh - scroll
-            y2 = y1 + rh
-            if y2 <= top or y1 >= end:
-                continue
-            cy1, cy2 = max(y1, top), min(y2, end)
-            row = lv.add(
-                View(
-                    cls="android.widget.LinearLayout",
-                    package=self.pkg,
-                    bounds=(0, cy1, self.right, cy2),
-                    clickable=it.on_click is not None,
-                    long_clickable=it.on_long_click is not None,
-                    focusable=True,
-                    on_click=it.on_click,
-                    on_long_click=it.on_long_click,
-                    rid=self.rid(it.rid) if it.rid else "",
-                )
-            )
-            tx = self.px(48)
-            if it.icon:
-                row.add(
-                    View(
-                        cls="android.widget.ImageView",
-                        package=self.pkg,
-                        shape="circle",
-                        text="",
-                        hint=it.icon[:1].upper(),
-                        bg=self.c["primary"],
-                        fg=self.c["on_primary"],
-                        size=self.px(48),
-                        bounds=(
-                            tx,
-                            max(y1 + self.px(40), cy1),
-                            tx + self.px(120),
-                            min(y1 + self.px(160), cy2),
-                        ),
-                    )
-                )
-                tx += self.px(160)
-            if it.checked is not None:
-                row.add(
-                    View(
-                        cls="android.widget.CheckBox",
-                        package=self.pkg,
-                        checkable=True,
-                        checked=it.checked,
-                        clickable=True,
-                        focusable=True,
-                        on_click=it.on_click,
-                        shape="check",
-                        fg=self.c["primary"],
-                        bounds=(
-                            tx,
-                            max(y1 + self.px(60), cy1),
-                            tx + self.px(80),
-                            min(y1 + self.px(140), cy2),
-                        ),
-                    )
-                )
-                tx += self.px(120)
-            t_y = y1 + (self.px(36) if it.subtitle else self.px(70))
-            if top <= t_y and t_y + self.px(60) <= end:
-                row.add(
-                    View(
-                        cls="android.widget.TextView",
-                        package=self.pkg,
-                        text=it.title,
-                        rid=self.rid("title"),
-                        bounds=(tx, t_y, self.right - self.px(48), t_y + self.px(64)),
-                        fg=self.c["text"],
-                        size=self.px(48),
-                    )
-                )
-            s_y = y1 + self.px(108)
-            if it.subtitle and top <= s_y and s_y + self.px(56) <= end:
-                row.add(
-                    View(
-                        cls="android.widget.TextView",
-                        package=self.pkg,
-                        text=it.subtitle,
-                        rid=self.rid("subtitle"),
-                        bounds=(tx, s_y, self.right - self.px(48), s_y + self.px(56)),
-                        fg=self.c["muted"],
-                        size=self.px(40),
-                    )
-                )
+            if y1 + rh > top and y1 < end:
+                widgets.list_row(self, lv, it, y1, rh, top, end)
         self.y = end
         return lv
 
-    def fab(self, desc: str, on_click: Handler, rid: str = "fab", label: str = "+") -> View:
+    def fab(self, desc: str, on_click: Handler, rid: str = "fab", icon: str = "add") -> View:
+        """A Material floating action button (a rounded square with an icon) at the bottom right."""
         size = self.px(200)
         x2, y2 = self.right - self.px(64), self.bottom - self.px(64)
         return self.view(
@@ -358,10 +298,11 @@ class Screen:
             on_click=on_click,
             bounds=(x2 - size, y2 - size, x2, y2),
             shape="round",
-            bg=self.c["primary"],
-            fg=self.c["on_primary"],
-            hint=label,
-            size=self.px(90),
+            radius=self.px(56),
+            bg=self.c["primary_container"],
+            fg=self.c["on_primary_container"],
+            icon=icon,
+            size=self.px(80),
         )
 
     def tabs(self, names: list[str], current: str, on_select: Callable[[str], Handler]) -> None:
@@ -377,10 +318,15 @@ class Screen:
                 selected=n == current,
                 on_click=on_select(n),
                 align="center",
-                size=self.px(44),
-                bold=n == current,
+                size=self.px(40),
+                bold=True,
                 bounds=(i * w, self.y, (i + 1) * w, self.y + h),
                 fg=self.c["primary" if n == current else "muted"],
-                bg=self.c["surface"] if n == current else None,
+                shape="tab" if n == current else "rect",
             )
         self.y += h
+
+    def dialog(self, title: str, buttons: list[tuple[str, Handler, str]], message: str = "") -> View:
+        """A Material dialog over a scrim: a title, an optional message and (label, handler, resource id)
+        buttons; resource ids are Android's own (``android:id/...``)."""
+        return widgets.dialog(self, title, buttons, message)

@@ -66,9 +66,9 @@ class Activity:
 def crashed(phone: Phone, s: Screen, label: str) -> None:
     """Android's "<app> keeps stopping" dialog; its button closes the app."""
     pkg = s.act.package
-    s.y = phone.height // 3
-    s.text(f"{label} keeps stopping", size=56, rid="alertTitle", height=200)
-    s.button("Close app", lambda: phone.force_stop(pkg), rid="aerr_close")
+    s.dialog(
+        f"{label} keeps stopping", [("Close app", lambda: phone.force_stop(pkg), "android:id/aerr_close")]
+    )
 
 
 class Phone:
@@ -125,6 +125,8 @@ class Phone:
             self.stopped: set[str] = set()
             self.shade_open = False
             self.counter = 0
+            self.clock_base_ms = db.NOW_MS  # `date` moves the clock (clock.py)
+            self.awake, self.locked = True, False  # the power key and the keyguard (power.py)
             self.invalidate()
 
     def close(self) -> None:
@@ -135,7 +137,7 @@ class Phone:
     def now_ms(self) -> int:
         """The simulated clock: fixed start, one second per state change, so runs are reproducible."""
         self.counter += 1
-        return db.NOW_MS + self.counter * 1000
+        return self.clock_base_ms + self.counter * 1000
 
     # -- activities ----------------------------------------------------------------------------------------
     def _new_activity(self, package: str, screen: str, **state) -> Activity:
@@ -162,13 +164,22 @@ class Phone:
             self.stack = base + existing
         else:
             self.stack = base + [self._new_activity(package, screen or app.main, **state)]
+        self._started()
         self.invalidate()
 
     def push(self, screen: str, **state) -> None:
         """Open another screen of the current app."""
         act = self.current
         self.stack.append(Activity(act.package, screen, dict(state), act.task_id))
+        self._started()
         self.invalidate()
+
+    def _started(self) -> None:
+        """The activity now on top was started: the system logs it (logcat.py)."""
+        from .logcat import activity_started
+
+        pkg, cls = self.focused_component()
+        activity_started(self, f"{pkg}/{cls[len(pkg) :]}" if cls.startswith(pkg + ".") else f"{pkg}/{cls}")
 
     def replace(self, screen: str, **state) -> None:
         """Swap the current screen for another screen of the same app (a form that shows what it saved)."""
@@ -223,6 +234,7 @@ class Phone:
         self.generation = getattr(self, "generation", 0) + 1  # lets a backend's settle() see changes
         self._tree: View | None = None
         self._frame: np.ndarray | None = None
+        self._small: dict[tuple[int, int], np.ndarray] = {}
         self._png: bytes | None = None
 
     @property
@@ -247,6 +259,10 @@ class Phone:
             bg=(DARK if self._dark else COLORS)["bg"],
         )
         self.enter_handlers = {}
+        from . import power
+
+        if power.cover(self, root):  # the screen is off, or the keyguard shows: no app is drawn
+            return root
         screen = Screen(self, act, root)
         try:
             if act.state.get("crashed"):
@@ -264,8 +280,16 @@ class Phone:
     def ui_xml(self) -> str:
         return to_xml(self.ui_tree())
 
-    def screenshot(self) -> np.ndarray:
+    def screenshot(self, size: tuple[int, int] | None = None) -> np.ndarray:
+        """The screen, (H, W, 3) uint8, read-only; ``size`` (w, h) draws it directly at that size."""
         with self.lock:
+            if size is not None and tuple(size) != (self.width, self.height):
+                size = (int(size[0]), int(size[1]))
+                if size not in self._small:
+                    tree = self.ui_tree()
+                    bg = tree.bg or (255, 255, 255)
+                    self._small[size] = render.render(tree, self.width, self.height, bg, size)
+                return self._small[size]
             if self._frame is None:
                 tree = self.ui_tree()
                 self._frame = render.render(tree, self.width, self.height, tree.bg or (255, 255, 255))
@@ -326,9 +350,10 @@ class Phone:
                     self.tap(x1, y1)
                 return
             act = self.current
+            from . import power
             from .apps import systemui
 
-            if systemui.swipe(self, x1, y1, x2, y2):
+            if power.swipe(self, x1, y1, x2, y2) or systemui.swipe(self, x1, y1, x2, y2):
                 self.invalidate()
                 return
             v = self._hit(x1, y1, lambda v: v.scrollable)
@@ -345,7 +370,7 @@ class Phone:
         with self.lock:
             act = self.current
             key = act.state.get("focus")
-            if key is None:
+            if key is None or not self.awake or self.locked:
                 return
             fields = act.state.setdefault("fields", {})
             fields[key] = fields.get(key, "") + s
@@ -358,6 +383,10 @@ class Phone:
                 code = int(name) if name.isdigit() else KEYCODES.get(name, -1)
                 if code == -1:
                     raise ValueError(f"unknown keycode {name!r}; e.g. {', '.join(list(KEYCODES)[:8])}")
+            from . import power
+
+            if power.key(self, code):  # the power keys, and any key while asleep or locked
+                return
             act = self.current
             key = act.state.get("focus")
             fields = act.state.setdefault("fields", {})
@@ -378,17 +407,19 @@ class Phone:
             self.invalidate()
 
     # -- shell ---------------------------------------------------------------------------------------------
-    def shell(self, cmd: str, stdin=b"", merged: bool = False) -> tuple[bytes, bytes, int]:
+    def shell(self, cmd: str, stdin=b"", merged: bool = False, live=None) -> tuple[bytes, bytes, int]:
         """Run a shell command line as adbd would: (stdout, stderr, exit code). Never raises.
 
         merged=True returns (stdout and stderr interleaved as written, b"", code), as a v1 pty shows them.
+        live (a shctx.Live: an adb stream) takes output commands flush while the line runs (a following
+        logcat); what is returned is what was not sent yet.
         """
         from . import commands, dumpsys, filecmds, proccmds, providers, shbuiltins, textcmds  # noqa: F401
 
         with self.lock:
             try:
                 sh = Shell(self)  # one per command line: a waiting command releases the lock to others
-                out, err, code = sh.run(cmd, stdin)
+                out, err, code = sh.run(cmd, stdin, live)
                 return (bytes(sh.merged), b"", code) if merged else (out, err, code)
             except Exception as e:  # the shell guards commands; this guards the shell itself
                 return b"", f"/system/bin/sh: internal error: {type(e).__name__}: {e}\n".encode(), 1

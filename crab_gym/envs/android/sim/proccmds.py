@@ -23,6 +23,20 @@ SYSTEM = (
 )
 
 
+PS_HELP = """usage: ps [-AadefLlnwZ] [-gG GROUP,] [-k FIELD,] [-o FIELD,] [-p PID,] [-t TTY,] [-uU USER,]
+
+List processes.
+
+Which processes to show (-gGuUpPt selections may be comma separated lists):
+
+-A\tAll\t\t\t\t\t-a  Has terminal not session leader
+-d\tAll but session leaders\t\t-e  Synonym for -A
+-g\tIn GROUPs\t\t\t\t-G  In real GROUPs (before sgid)
+-p\tPIDs (--pid)\t\t\t\t-P  Parent PIDs (--ppid)
+-t\tAttached to selected TTYs\t\t-T  Show threads also
+-u\tOwned by selected USERs\t\t-U  Real USERs (before suid)"""
+
+
 def processes(ctx: Ctx) -> list[tuple[int, int, str, str]]:
     """(pid, ppid, user, name): the system processes, then one per app with a task (pid 1000 + task id)."""
     procs = list(SYSTEM)
@@ -37,6 +51,9 @@ def processes(ctx: Ctx) -> list[tuple[int, int, str, str]]:
 @command("ps")
 def _ps(ctx: Ctx, args: list[str]) -> int:
     """toybox ps: -A (every process; we show them all anyway), -o is not supported, names filter."""
+    if "--help" in args:
+        ctx.print(PS_HELP)
+        return 0
     names = [a for a in args if not a.startswith("-")]
     ctx.print("USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME")
     for pid, ppid, user, name in processes(ctx):

@@ -39,9 +39,20 @@ PROVIDERS = {
     "content://sms/sent": Provider(db.SMS_DB, "sms", "sms", "type = 2", {"type": 2}),
     "content://sms/draft": Provider(db.SMS_DB, "sms", "sms", "type = 3", {"type": 3}),
     "content://sms/outbox": Provider(db.SMS_DB, "sms", "sms", "type = 4", {"type": 4}),
+    "content://mms-sms/conversations": Provider(db.SMS_DB, "threads", "threads"),
     "content://call_log/calls": Provider(db.CALLLOG_DB, "calls", "calls"),
     "content://com.android.calendar/events": Provider(db.CALENDAR_DB, "Events", "Events", "deleted = 0"),
     "content://com.android.calendar/calendars": Provider(db.CALENDAR_DB, "Calendars", "Calendars"),
+    "content://media/external/file": Provider(db.MEDIA_DB, "files", "files"),
+    "content://media/external/images/media": Provider(
+        db.MEDIA_DB, "files", "files", "media_type = 1", {"media_type": 1}
+    ),
+    "content://media/external/audio/media": Provider(
+        db.MEDIA_DB, "files", "files", "media_type = 2", {"media_type": 2}
+    ),
+    "content://media/external/video/media": Provider(
+        db.MEDIA_DB, "files", "files", "media_type = 3", {"media_type": 3}
+    ),
     "content://settings/system": _settings("system"),
     "content://settings/secure": _settings("secure"),
     "content://settings/global": _settings("global"),
@@ -132,7 +143,12 @@ def delete(phone, uri: str, where: str = "") -> int:
         cond = _target_ids(c, prov, extra, where)
         if prov.write_table == "raw_contacts":
             c.execute(f"DELETE FROM data WHERE raw_contact_id IN (SELECT _id FROM raw_contacts WHERE {cond})")
-        return c.execute(f"DELETE FROM {prov.write_table} WHERE {cond}").rowcount
+        if prov.write_table == "threads":  # a conversation delete takes its messages with it
+            c.execute(f"DELETE FROM sms WHERE thread_id IN (SELECT _id FROM threads WHERE {cond})")
+        count = c.execute(f"DELETE FROM {prov.write_table} WHERE {cond}").rowcount
+        if prov.path == db.SMS_DB:
+            db.update_threads(c)
+        return count
 
 
 def update(phone, uri: str, values: dict[str, object], where: str = "") -> int:
@@ -302,6 +318,7 @@ def _sqlite3(ctx: Ctx, args: list[str]) -> int:
     host.parent.mkdir(parents=True, exist_ok=True)
     with ctx.phone.lock:
         conn = sqlite3.connect(host, timeout=5.0, isolation_level=None)
+        conn.set_authorizer(_inside_sandbox)
         try:
             for stmt in _statements(sql):
                 cur = conn.execute(stmt)
@@ -317,6 +334,11 @@ def _sqlite3(ctx: Ctx, args: list[str]) -> int:
                 ctx.phone.invalidate()
             conn.close()
     return 0
+
+
+def _inside_sandbox(action: int, *_: object) -> int:
+    """SQLite authorizer: ATTACH and VACUUM INTO name files by host path, outside the phone's sandbox."""
+    return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_ATTACH else sqlite3.SQLITE_OK
 
 
 def _statements(sql: str) -> list[str]:

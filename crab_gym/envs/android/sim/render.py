@@ -1,219 +1,260 @@
-"""Draw a View tree into an RGB numpy frame, and encode frames as PNG.
+"""Draw a View tree into an RGB numpy frame — at the device's size or directly at a smaller one — and encode
+frames as PNG.
 
-Speed matters (the RL path renders every step), so the frame is a numpy array: rectangles are slice fills, and
-every text or round shape is a cached sprite — its anti-aliased mask (made once with Pillow) already blended
-over the colour it is drawn on (the nearest ancestor's background) — copied in with one slice assignment.
+Speed matters (the RL path renders every step): rectangles are slice fills, text, icons and round shapes are
+cached sprites (see sprites.py) already blended over the colour they land on, and whole frames are cached by
+what the tree draws (:func:`signature`), so a step that leaves the screen as it was costs no drawing.
+
+Geometry is laid out in device pixels; a frame of another size scales every box, and draws text, icons and
+shapes at the scaled size (rectangle edges get fractional coverage), instead of drawing full size and
+resizing. Everything drawn for a View lies inside its bounds, so the uiautomator dump says where things are.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import struct
+import threading
 import zlib
+from collections import OrderedDict
+from operator import attrgetter
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
 
+from . import fonts
+from .canvas import Box, Canvas, Color, Gradient, mix
 from .ui import View
 
-FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/share/fonts/TTF")
-HINT_COLOR = (140, 136, 146)
+ROUND_SHAPES = ("circle", "round", "pill")
+SCRIM_ALPHA = 0.32
+FRAME_CACHE_BYTES = 48 << 20  # ~6 full 1080x2400 frames, or thousands of small ones
+DRAW_FIELDS = (
+    "bounds", "bg", "fg", "size", "bold", "shape", "hint", "align", "icon", "radius",
+    "text", "focused", "checked", "enabled", "cls",
+)  # fmt: skip
+_draw_key = attrgetter(*DRAW_FIELDS)
 
 
-@functools.lru_cache(maxsize=64)
-def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
-    for d in FONT_DIRS:
-        path = os.path.join(d, name)
-        if os.path.exists(path):
-            return ImageFont.truetype(path, max(6, size))
-    return ImageFont.load_default(max(6, size))
+def signature(root: View) -> tuple:
+    """Everything in the tree that the renderer reads: equal signatures draw equal frames."""
+    out = []
+    stack = [root]
+    while stack:
+        v = stack.pop()
+        out.append(_draw_key(v))
+        if v.children:
+            stack.extend(reversed(v.children))
+    return tuple(out)
 
 
-Color = tuple[int, ...]  # (r, g, b)
+class _FrameCache:
+    """Frames by (signature, sizes), least recently used first out, bounded in bytes; thread-safe."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget, self.used = budget, 0
+        self.frames: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self.lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: tuple) -> np.ndarray | None:
+        with self.lock:
+            frame = self.frames.get(key)
+            if frame is None:
+                self.misses += 1
+                return None
+            self.frames.move_to_end(key)
+            self.hits += 1
+            return frame
+
+    def put(self, key: tuple, frame: np.ndarray) -> None:
+        with self.lock:
+            if key in self.frames or frame.nbytes > self.budget:
+                return
+            self.frames[key] = frame
+            self.used += frame.nbytes
+            while self.used > self.budget:
+                _, old = self.frames.popitem(last=False)
+                self.used -= old.nbytes
+
+    def clear(self) -> None:
+        with self.lock:
+            self.frames.clear()
+            self.used = 0
 
 
-def _mask_text(text: str, size: int, bold: bool) -> tuple[np.ndarray, int, int, int]:
-    """(alpha mask, dx, dy, advance) of a text drawn with its left-middle at (0, 0)."""
-    f = font(size, bold)
-    x1, y1, x2, y2 = f.getbbox(text, anchor="lm")
-    w, h = max(1, x2 - x1), max(1, y2 - y1)
-    img = Image.new("L", (w, h), 0)
-    ImageDraw.Draw(img).text((-x1, -y1), text, font=f, fill=255, anchor="lm")
-    return np.asarray(img), x1, y1, int(f.getlength(text))
+FRAMES = _FrameCache(FRAME_CACHE_BYTES)
 
 
-def _mask_shape(shape: str, w: int, h: int, extra: int = 0) -> np.ndarray:
-    img = Image.new("L", (w, h), 0)
-    d = ImageDraw.Draw(img)
-    if shape == "circle":
-        r = min(w, h) // 2
-        d.ellipse((w // 2 - r, h // 2 - r, w // 2 + r - 1, h // 2 + r - 1), fill=255)
-    elif shape == "pill":
-        d.rounded_rectangle((0, 0, w - 1, h - 1), radius=h // 2, fill=255)
-    elif shape == "round":
-        d.rounded_rectangle((0, 0, w - 1, h - 1), radius=h // 4, fill=255)
-    elif shape == "check":
-        d.rectangle((0, 0, w - 1, h - 1), outline=255, width=6, fill=255 if extra else 0)
-    elif shape == "tick":
-        d.line((14, h // 2, w // 2 - 4, h - 16, w - 12, 14), fill=255, width=8)
-    return np.asarray(img)
-
-
-def _blend(alpha: np.ndarray, color: Color, under: Color) -> np.ndarray:
-    a = alpha.astype(np.uint16)[:, :, None]
-    c, u = np.asarray(color, np.uint16), np.asarray(under, np.uint16)
-    return ((u * (255 - a) + c * a + 127) // 255).astype(np.uint8)
-
-
-@functools.lru_cache(maxsize=8192)
-def text_sprite(
-    text: str, size: int, bold: bool, color: Color, under: Color
-) -> tuple[np.ndarray, int, int, int]:
-    alpha, dx, dy, adv = _mask_text(text, size, bold)
-    return _blend(alpha, color, under), dx, dy, adv
-
-
-@functools.lru_cache(maxsize=2048)
-def shape_sprite(shape: str, w: int, h: int, color: Color, under: Color, extra: int = 0) -> np.ndarray:
-    return _blend(_mask_shape(shape, w, h, extra), color, under)
-
-
-def paste(
-    frame: np.ndarray, sprite: np.ndarray, x: int, y: int, clip: tuple[int, int, int, int] | None = None
-) -> None:
-    """Copy a sprite whose top-left goes at (x, y), clipped to the frame (and to `clip`)."""
-    fh, fw = frame.shape[:2]
-    cx1, cy1, cx2, cy2 = clip or (0, 0, fw, fh)
-    sh, sw = sprite.shape[:2]
-    x1, y1 = max(x, cx1, 0), max(y, cy1, 0)
-    x2, y2 = min(x + sw, cx2, fw), min(y + sh, cy2, fh)
-    if x2 > x1 and y2 > y1:
-        frame[y1:y2, x1:x2] = sprite[y1 - y : y2 - y, x1 - x : x2 - x]
-
-
-def _fit(text: str, width: int, size: int) -> str:
-    """Cheap truncation: about 0.56 em per character."""
-    limit = max(1, int(width / (size * 0.56)))
-    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
-
-
-def draw_text(
-    frame: np.ndarray,
-    text: str,
-    x: int,
-    y_mid: int,
-    size: int,
-    color: Color,
-    under: Color,
-    bold: bool = False,
-    center: bool = False,
-    clip=None,
-) -> int:
-    sprite, dx, dy, adv = text_sprite(text, size, bold, tuple(color), tuple(under))
-    if center:
-        x -= adv // 2
-    paste(frame, sprite, x + dx, y_mid + dy, clip)
-    return adv
-
-
-@functools.lru_cache(maxsize=256)
-def _row(color: Color, width: int) -> np.ndarray:
-    return np.tile(np.asarray(color, np.uint8), (width, 1))
-
-
-@functools.lru_cache(maxsize=8)
-def _blank(width: int, height: int, color: Color) -> np.ndarray:
-    frame = np.empty((height, width, 3), np.uint8)
-    frame[:] = _row(color, width)
-    frame.flags.writeable = False
+def render(
+    root: View, width: int, height: int, background: Color, size: tuple[int, int] | None = None
+) -> np.ndarray:
+    """The (H, W, 3) uint8 frame of a tree laid out on a ``width`` x ``height`` screen, drawn at ``size``
+    (w, h; default the screen's). Read-only: it may be shared with other callers through the frame cache."""
+    out_w, out_h = size or (width, height)
+    key = (signature(root), width, height, tuple(background), out_w, out_h)
+    frame = FRAMES.get(key)
+    if frame is None:
+        frame = draw(root, width, height, background, (out_w, out_h))
+        frame.flags.writeable = False
+        FRAMES.put(key, frame)
     return frame
 
 
-def fill(f: np.ndarray, x1: int, y1: int, x2: int, y2: int, color: Color) -> None:
-    """Fill a rectangle (broadcasting a prepared row is much faster than broadcasting a 3-tuple)."""
-    x1, y1, x2, y2 = max(0, x1), max(0, y1), min(f.shape[1], x2), min(f.shape[0], y2)
-    if x2 > x1 and y2 > y1:
-        f[y1:y2, x1:x2] = _row(tuple(color), x2 - x1)
-
-
-def render(root: View, width: int, height: int, background: Color) -> np.ndarray:
-    frame = _blank(width, height, tuple(background)).copy()
-    # Opaque areas painted so far, (bounds, colour), oldest first: what a sprite is blended over is the colour
-    # of the last painted area that contains it (an ancestor's or an earlier sibling's background).
-    layers: list[tuple[tuple[int, int, int, int], Color]] = [((0, 0, width, height), tuple(background))]
-    for v in root.walk():
-        if v is root:
-            continue
+def draw(root: View, width: int, height: int, background: Color, size: tuple[int, int]) -> np.ndarray:
+    """Draw a tree (no cache): every View in tree order, each over the colour it lands on."""
+    cv = Canvas(size[0], size[1], size[0] / width, size[1] / height, tuple(background))
+    # Opaque areas painted so far, (bounds, colour or None when not one colour), oldest first: what a sprite
+    # is blended over is the last painted area that contains it (an ancestor's or an earlier sibling's).
+    layers: list[tuple[Box, Color | Gradient | None]] = [((0, 0, width, height), tuple(background))]
+    stack = list(reversed(root.children))
+    while stack:
+        v = stack.pop()
         x1, y1, x2, y2 = v.bounds
-        under = next(
-            (
-                c
-                for (a1, b1, a2, b2), c in reversed(layers)
-                if a1 <= x1 and b1 <= y1 and x2 <= a2 and y2 <= b2
-            ),
-            tuple(background),
-        )
-        _draw(frame, v, under)
-        if v.bg is not None and v.shape in ("rect", "circle", "round", "pill"):
-            layers.append((v.bounds, tuple(v.bg)))
-    return frame
+        under: Color | Gradient | None = tuple(background)
+        for (a1, b1, a2, b2), c in reversed(layers):
+            if a1 <= x1 and b1 <= y1 and x2 <= a2 and y2 <= b2:
+                under = c
+                break
+        if isinstance(under, Gradient):
+            under = under.at((y1 + y2) / 2)
+        if v.shape == "scrim" and len(layers) == 1 and v is root.children[0]:
+            # nothing drawn yet: the dimmed screen is one colour, and what goes on it is blended over that
+            inner = mix((0, 0, 0), tuple(background), SCRIM_ALPHA)
+            cv.fill(v.bounds, inner)
+        else:
+            inner = draw_view(cv, v, under)
+        if inner is not under:
+            layers.append((v.bounds, inner))
+        if v.children:
+            stack.extend(reversed(v.children))
+    return cv.frame
 
 
-def _draw(f: np.ndarray, v: View, under: Color) -> Color:
-    """Draw one view over a background of colour `under`; returns the colour its children are drawn on."""
+def draw_view(cv: Canvas, v: View, under: Color | None) -> Color | Gradient | None:
+    """Draw one View over ``under`` (None: not one colour); returns the colour its children land on."""
     x1, y1, x2, y2 = v.bounds
     w, h = x2 - x1, y2 - y1
     if w <= 0 or h <= 0:
         return under
-    shape = v.shape
-    inner = under
-    if v.bg is not None and shape not in ("underline", "none", "switch", "check"):
-        if shape in ("circle", "round", "pill"):
-            paste(f, shape_sprite(shape, w, h, tuple(v.bg), under), x1, y1)
-        else:
-            fill(f, x1, y1, x2, y2, v.bg)
-        inner = tuple(v.bg)
+    shape, inner = v.shape, under
     fg = tuple(v.fg or (0, 0, 0))
-    if shape == "underline":
-        lw = 6 if v.focused else 3
-        fill(f, x1, y2 - lw, x2, y2, fg if v.focused else (150, 150, 150))
-        text = v.hint or v.text
-        adv = draw_text(
-            f,
-            _fit(text, w - 24, v.size),
-            x1 + 12,
-            (y1 + y2) // 2,
-            v.size,
-            HINT_COLOR if v.hint else fg,
-            under,
-            clip=(x1, y1, x2, y2 - lw),
-        )
-        if v.focused and not v.hint:
-            cx = min(x1 + 16 + adv, x2 - 8)
-            fill(f, cx, y1 + 20, cx + 4, y2 - 20, fg)
+    if v.bg is not None:
+        bg = tuple(v.bg)
+        if shape == "rect":
+            cv.fill(v.bounds, bg)
+            inner = bg
+        elif shape in ROUND_SHAPES:
+            cv.shape(shape, v.bounds, bg, under, radius=v.radius)
+            inner = bg
+        elif shape == "gradient":
+            cv.gradient(v.bounds, bg, fg)
+            return Gradient(y1, y2, bg, fg)
+    if shape == "scrim":
+        cv.dim(v.bounds, SCRIM_ALPHA)
+        return None
+    if shape == "track":  # a slider's track: a thick rounded line through the middle of its box
+        t, cy = max(2, round(h * 0.16)), (y1 + y2) // 2
+        cv.shape("pill", (x1, cy - t, x2, cy + t), tuple(v.bg or fg), under)
         return under
     if shape == "switch":
-        track = fg if v.checked else (120, 120, 120)
-        paste(f, shape_sprite("pill", w, h, track, under), x1, y1)
-        r = h - 16
-        cx = x2 - 8 - r if v.checked else x1 + 8
-        paste(f, shape_sprite("circle", r, r, (255, 255, 255), track), cx, y1 + 8)
+        _switch(cv, v, fg, under)
         return under
     if shape == "check":
-        paste(f, shape_sprite("check", w, h, fg, under, int(v.checked)), x1, y1)
-        if v.checked:
-            paste(f, shape_sprite("tick", w, h, (255, 255, 255), fg), x1, y1)
+        name = "check_box" if v.checked else "check_box_outline_blank"
+        color = fg if v.checked else tuple(v.bg or mix(fg, under or fg, 0.7))
+        cv.icon(name, (x1 + x2) / 2, (y1 + y2) / 2, min(w, h), color, under, clip=v.bounds)
         return under
-    label = v.text or v.hint
-    if label and v.size:
-        label = _fit(label, w, v.size)
-        if v.align == "center" or shape in ("circle", "round", "pill"):
-            draw_text(f, label, (x1 + x2) // 2, (y1 + y2) // 2, v.size, fg, inner, v.bold, center=True)
-        else:
-            draw_text(f, label, x1, (y1 + y2) // 2, v.size, fg, inner, v.bold, clip=(x1, 0, x2, f.shape[0]))
+    if shape in ("outline", "underline"):
+        return _field(cv, v, fg, under)
+    if shape == "triangle" or shape == "ring" or shape == "box":
+        side = min(w, h) * 0.2  # half the icon's side: ~20 dp icons on a 48 dp bar
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        b = (round(cx - side), round(cy - side), round(cx + side), round(cy + side))
+        cv.shape(shape, b, fg, under, radius=side * 0.2, line=max(3.0, side * 0.14))
+        return under
+    _label(cv, v, fg, inner, x1, x2, round(h * 0.3) if shape in ROUND_SHAPES and v.icon else 0)
+    if shape == "tab":  # the selected tab's indicator: a short rounded bar under its label
+        half = (fonts.text_width(v.text, v.size, v.bold) + h * 0.2) / 2
+        cx, t = (x1 + x2) / 2, max(3, round(h / 16))
+        cv.shape("pill", (round(cx - half), y2 - t, round(cx + half), y2), fg, under)
     return inner
+
+
+def _label(cv: Canvas, v: View, fg: Color, under: Color | None, x1: int, x2: int, pad: int = 0) -> None:
+    """A view's icon and text (or hint), one line, aligned as the view says, clipped to its bounds."""
+    y1, y2 = v.bounds[1], v.bounds[3]
+    cy = (y1 + y2) / 2
+    label = v.text or v.hint
+    muted = _shows_hint(v)
+    color = mix(fg, under, 0.6 if muted else 0.38) if (muted or not v.enabled) and under else fg
+    if v.icon and not label:
+        cv.icon(v.icon, (x1 + x2) / 2, cy, v.size, color, under, clip=v.bounds)
+        return
+    if not label or not v.size:
+        return
+    left, right = x1 + pad, x2 - pad
+    if v.icon:
+        isz = round(v.size * 1.3)
+        if v.align == "center":
+            width = isz * 1.4 + fonts.text_width(label, v.size, v.bold)
+            left = max(left, round((x1 + x2 - width) / 2))
+        cv.icon(v.icon, left + isz / 2, cy, isz, color, under, clip=v.bounds)
+        left += round(isz * 1.4)
+        text = fonts.fit(label, right - left, v.size, v.bold)
+        cv.text(text, left, cy, v.size, color, under, v.bold, "l", clip=v.bounds)
+        return
+    text = fonts.fit(label, right - left, v.size, v.bold)
+    if v.align == "center":
+        cv.text(text, (left + right) / 2, cy, v.size, color, under, v.bold, "c", clip=v.bounds)
+    elif v.align == "right":
+        cv.text(text, right, cy, v.size, color, under, v.bold, "r", clip=v.bounds)
+    else:
+        cv.text(text, left, cy, v.size, color, under, v.bold, "l", clip=v.bounds)
+
+
+def _field(cv: Canvas, v: View, fg: Color, under: Color | None) -> Color | None:
+    """A text field: a Material outlined box (or an underline), its text or hint, a cursor when focused."""
+    x1, y1, x2, y2 = v.bounds
+    h = y2 - y1
+    stroke = tuple(v.bg) if v.bg is not None else mix(fg, under or fg, 0.5)
+    lw = max(2.0, h / 28) if v.focused else max(1.0, h / 56)
+    if v.shape == "outline":
+        cv.shape("outline", v.bounds, stroke, under, radius=h / 14, line=lw)
+    else:
+        cv.fill((x1, round(y2 - lw), x2, y2), stroke)
+    pad = round(h / 3.5)
+    _label(cv, v, fg, under, x1, x2, pad)
+    if v.focused and v.text and not _shows_hint(v):
+        adv = fonts.text_width(fonts.fit(v.text, x2 - x1 - 2 * pad, v.size, v.bold), v.size, v.bold)
+        cx = min(x1 + pad + round(adv) + 3, x2 - pad)
+        cv.fill((cx, y1 + round(h * 0.28), cx + max(3, h // 48), y2 - round(h * 0.28)), stroke)
+    elif v.focused:
+        cv.fill((x1 + pad - 3, y1 + round(h * 0.28), x1 + pad, y2 - round(h * 0.28)), stroke)
+    return under
+
+
+def _shows_hint(v: View) -> bool:
+    """An empty text field: it shows its hint (as its text, which is how uiautomator dumps it), muted."""
+    return bool(v.hint) and v.text in ("", v.hint) and v.cls.endswith("EditText")
+
+
+def _switch(cv: Canvas, v: View, fg: Color, under: Color | None) -> None:
+    """A Material 3 switch: a filled track with a large thumb and a tick when on, an outlined track with a
+    small thumb when off. ``fg`` is the on colour, ``bg`` the outline colour."""
+    x1, y1, x2, y2 = v.bounds
+    h = y2 - y1
+    off = tuple(v.bg) if v.bg is not None else mix(fg, under or fg, 0.5)
+    if v.checked:
+        cv.shape("pill", v.bounds, fg, under)
+        d = round(h * 0.75)
+        tx, ty = x2 - h // 2 - d // 2, y1 + (h - d) // 2
+        thumb = under or (255, 255, 255)
+        cv.shape("circle", (tx, ty, tx + d, ty + d), thumb, fg)
+        cv.icon("check", tx + d / 2, ty + d / 2, round(d * 0.65), fg, thumb)
+    else:
+        cv.shape("outline", v.bounds, off, under, radius=h / 2, line=max(2.0, h / 16))
+        d = round(h * 0.5)
+        tx, ty = x1 + h // 2 - d // 2, y1 + (h - d) // 2
+        cv.shape("circle", (tx, ty, tx + d, ty + d), off, under)
 
 
 def to_png(frame: np.ndarray, level: int = 1) -> bytes:

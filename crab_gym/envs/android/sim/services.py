@@ -37,7 +37,8 @@ def run_service(phone, stream, service: str) -> None:
     elif service.startswith("shell:"):
         shell_v1(phone, stream, service[6:])
     elif service.startswith("exec:"):
-        out, _err, _code = phone.shell(service[5:], stdin=lambda: _read_all(stream))
+        live = StreamLive(stream, v2=False, stdout_only=True)
+        out, _err, _code = phone.shell(service[5:], stdin=_RawStdin(stream), live=live)
         stream.write(out)
     elif service.startswith("sync:"):
         from .sync import serve_sync
@@ -45,20 +46,50 @@ def run_service(phone, stream, service: str) -> None:
         serve_sync(phone, stream)
 
 
-def _read_all(stream) -> bytes:
-    chunks = []
-    deadline = time.monotonic() + STDIN_TIMEOUT
-    while (left := deadline - time.monotonic()) > 0:
-        data = stream.read(timeout=left)
-        if not data:
-            break
-        chunks.append(data)
-    return b"".join(chunks)
+class _RawStdin:
+    """A raw stream's input: all of it (until the host closes it, or STDIN_TIMEOUT), or a known amount."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def __call__(self) -> bytes:
+        return self.read_exact(None)
+
+    def read_exact(self, n: int | None) -> bytes:
+        chunks, got = [], 0
+        deadline = time.monotonic() + STDIN_TIMEOUT
+        while (n is None or got < n) and (left := deadline - time.monotonic()) > 0:
+            data = self.stream.read(n - got if n is not None else 1 << 20, timeout=left)
+            if not data:
+                break
+            chunks.append(data)
+            got += len(data)
+        return b"".join(chunks)
+
+
+class StreamLive:
+    """A shell's output sent on its adb stream while the command line runs (shctx.Live): raw bytes, stdout
+    and stderr merged (v1), stdout only (exec), or shell-protocol packets (v2)."""
+
+    def __init__(self, stream, v2: bool, stdout_only: bool = False) -> None:
+        self.stream, self.v2, self.stdout_only = stream, v2, stdout_only
+        self.merged = not v2 and not stdout_only
+
+    @property
+    def closed(self) -> bool:
+        return self.stream.closed
+
+    def write(self, fd: int, data: bytes) -> None:
+        if self.v2:
+            _send_v2(self.stream, p.SHELL_STDOUT if fd == 1 else p.SHELL_STDERR, data)
+        elif fd == 1 or not self.stdout_only:
+            self.stream.write(data)
 
 
 def shell_v1(phone, stream, cmd: str) -> None:
     if cmd.strip():
-        out, _, _code = phone.shell(cmd, stdin=lambda: _read_all(stream), merged=True)
+        live = StreamLive(stream, v2=False)
+        out, _, _code = phone.shell(cmd, stdin=_RawStdin(stream), merged=True, live=live)
         stream.write(out)
         return
     # An interactive shell without a pty: run each line, print a prompt.
@@ -96,15 +127,22 @@ class _V2Stdin:
         except Exception:
             return None
 
+    def __call__(self) -> bytes:
+        return self.read_exact(None)
+
     def read_all(self) -> bytes:
-        chunks = []
+        return self.read_exact(None)
+
+    def read_exact(self, n: int | None) -> bytes:
+        chunks, got = [], 0
         deadline = time.monotonic() + STDIN_TIMEOUT
-        while not self.done and (left := deadline - time.monotonic()) > 0:
+        while not self.done and (n is None or got < n) and (left := deadline - time.monotonic()) > 0:
             pkt = self.read_packet(left)
             if pkt is None or pkt[0] == p.SHELL_CLOSE_STDIN:
                 self.done = True
             elif pkt[0] == p.SHELL_STDIN:
                 chunks.append(pkt[1])
+                got += len(pkt[1])
         return b"".join(chunks)
 
 
@@ -132,7 +170,7 @@ def shell_v2(phone, stream, cmd: str, v2: bool) -> None:
                 out, err, _ = phone.shell(line_s) if line_s else (b"", b"", 0)
                 _send_v2(stream, p.SHELL_STDOUT, out)
                 _send_v2(stream, p.SHELL_STDERR, err)
-    out, err, code = phone.shell(cmd, stdin=stdin.read_all)
+    out, err, code = phone.shell(cmd, stdin=stdin, live=StreamLive(stream, v2=True))
     _send_v2(stream, p.SHELL_STDOUT, out)
     _send_v2(stream, p.SHELL_STDERR, err)
     _send_v2(stream, p.SHELL_EXIT, bytes([code & 0xFF]))

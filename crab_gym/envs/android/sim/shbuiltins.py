@@ -67,17 +67,39 @@ def _unset(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+OPTION_NAMES = {"errexit": "e", "nounset": "u", "xtrace": "x", "pipefail": "pipefail", "noglob": "f"}
+OPTION_LETTERS = "euxf"
+IGNORED_OPTIONS = frozenset({"monitor", "noclobber", "allexport", "verbose", "posix", "sh", "emacs", "vi"})
+
+
 @command("set")
 def _set(ctx: Ctx, args: list[str]) -> int:
+    """set [-eux] [-o NAME] [--] [ARGS]: errexit, nounset, xtrace and pipefail work; other mksh options
+    are accepted and have no effect."""
     sh = ctx.shell
     if not args:
         for k in sorted(sh.vars):
             ctx.print(f"{k}={_quote(sh.vars[k])}")
         return 0
     i = 0
-    while i < len(args) and args[i][:1] in ("-", "+") and args[i] != "--":
-        i += 2 if args[i] in ("-o", "+o") else 1  # options are accepted and have no effect
-    if i < len(args) and args[i] == "--":
+    while i < len(args) and args[i][:1] in ("-", "+") and args[i] not in ("--", "-", "+"):
+        a = args[i]
+        on = a[0] == "-"
+        if a[1:] == "o":
+            if i + 1 >= len(args):
+                for name, flag in OPTION_NAMES.items():
+                    ctx.print(f"{name:<16}{'on' if flag in sh.opts else 'off'}")
+                return 0
+            if args[i + 1] not in OPTION_NAMES and args[i + 1] not in IGNORED_OPTIONS:
+                raise ShellError(f"-o: {args[i + 1]}: unknown option", 1)
+            flags = [OPTION_NAMES.get(args[i + 1], "")]
+            i += 2
+        else:
+            flags = [c for c in a[1:] if c in OPTION_LETTERS]
+            i += 1
+        for flag in filter(None, flags):
+            (sh.opts.add if on else sh.opts.discard)(flag)
+    if i < len(args) and args[i] in ("--", "-", "+"):
         i += 1
     if i < len(args) or "--" in args:
         sh.positional = [sh.positional[0]] + args[i:]
@@ -191,8 +213,8 @@ def _printf(ctx: Ctx, args: list[str]) -> int:
 
 
 def _run_text(ctx: Ctx, text: str) -> int:
-    io = IO(ctx.input, {1: Sink(ctx.out), 2: Sink(ctx.err)})
-    return ctx.shell.execute(parse(text), io)
+    ctx.flush()  # what the text prints goes straight to this command's descriptors
+    return ctx.shell.execute(parse(text), IO(ctx.input, ctx.fds))
 
 
 @command("eval")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .fs import FsError
 from .shtokens import ShellError
@@ -65,6 +65,23 @@ class ExitShell(Exception):
         self.code = code
 
 
+class HangUp(ExitShell):
+    """The host closed the stream a command was writing to: the shell ends, as on SIGPIPE (128 + 13)."""
+
+    def __init__(self) -> None:
+        super().__init__(141)
+
+
+class Live(Protocol):
+    """Where a shell's output goes while its command line still runs (an adb stream): `write` sends bytes
+    of fd 1 or 2 now; `closed` turns true once the host has gone."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    def write(self, fd: int, data: bytes) -> None: ...
+
+
 class Input:
     """A standard input shared by the commands that read it: bytes, or a callable (the host's stdin) fetched
     on the first read with the phone's lock released. What one command reads, the next does not see."""
@@ -83,6 +100,18 @@ class Input:
 
     def read_all(self) -> bytes:
         data = self._load()[self._pos :]
+        self._pos += len(data)
+        return data
+
+    def read_exact(self, n: int) -> bytes:
+        """Up to n bytes, without waiting for the host to end its input when it can say how much it sends
+        (`pm install -S SIZE`)."""
+        exact = getattr(self._source, "read_exact", None)
+        if self._data is None and exact is not None:
+            self._data = (
+                unlocked(self._lock, lambda: exact(n)) if self._lock is not None else exact(n)
+            ) or b""
+        data = self._load()[self._pos : self._pos + n]
         self._pos += len(data)
         return data
 
@@ -134,6 +163,7 @@ class Ctx:
         self.argv0 = ""
         self.out = bytearray()
         self.err = bytearray()
+        self.fds: dict[int, Sink] = {}  # the command's open descriptors (set by the shell)
 
     @property
     def stdin(self) -> bytes:
@@ -147,6 +177,22 @@ class Ctx:
 
     def eprint(self, text: str) -> None:
         self.err += (text + "\n").encode()
+
+    def flush(self) -> None:
+        """Hand what the command printed so far to its descriptors, and to the host now if the shell is
+        streaming (a following `logcat`); raises HangUp once the host has gone."""
+        for fd, buf in ((2, self.err), (1, self.out)):
+            sink = self.fds.get(fd)
+            if sink is not None and buf:
+                sink.write(bytes(buf))
+            buf.clear()
+        self.shell.root.flush_live()
+
+    @property
+    def hung_up(self) -> bool:
+        """True once the host that reads this shell's output has closed the stream."""
+        live = self.shell.root.live
+        return live is not None and live.closed
 
     def read_input(self, name: str) -> bytes:
         """A file argument's bytes, or stdin for "-"."""

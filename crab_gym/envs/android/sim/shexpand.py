@@ -1,4 +1,4 @@
-"""Word expansion, in POSIX order: parameters, command substitution and arithmetic, field splitting,
+"""Word expansion, in POSIX order: tilde, parameters, command substitution and arithmetic, field splitting,
 pathname globbing against the phone's filesystem, quote removal.
 
 An expanded word is first a list of segments (text, kind): literal text outside quotes (globbed, not split),
@@ -20,6 +20,10 @@ PARAM_OPS = (":-", ":=", ":+", ":?", "##", "%%", "-", "=", "+", "?", "#", "%")
 MAGIC = frozenset("*?[")
 
 
+class Fatal(ShellError):
+    """An expansion error that ends a non-interactive shell: an unset parameter under `set -u`, `${x?}`."""
+
+
 class ShellState(Protocol):
     """What expansion needs from the running shell."""
 
@@ -28,8 +32,16 @@ class ShellState(Protocol):
     status: int
     cwd: str
     fs: object
+    opts: set[str]
 
     def substitute(self, program: str) -> str: ...
+
+
+def tilde(raw: str, home: str) -> str:
+    """A leading unquoted `~` (alone or before `/`) becomes $HOME, quoted so that it is taken literally."""
+    if raw == "~" or raw.startswith("~/"):
+        return "'" + home.replace("'", "'\\''") + "'" + raw[1:]
+    return raw
 
 
 class Expander:
@@ -46,13 +58,14 @@ class Expander:
             if raw in ('"$@"', "$@"):
                 out += self.sh.positional[1:]
                 continue
+            raw = tilde(raw, self.sh.vars.get("HOME", "/"))
             for field in self._split(self._segments(raw)):
                 out += self._glob(field)
         return out
 
     def word(self, raw: str) -> str:
         """Expansion without splitting or globbing (assignments, redirection targets, `case` words)."""
-        return "".join(text for text, _ in self._segments(raw))
+        return "".join(text for text, _ in self._segments(tilde(raw, self.sh.vars.get("HOME", "/"))))
 
     def pattern(self, raw: str) -> re.Pattern[str]:
         """A `case` or `${x#pat}` pattern: its quoted parts match literally."""
@@ -123,7 +136,13 @@ class Expander:
         if not m:
             return None, i + 1
         value = self.lookup(m.group())
+        if value is None:
+            self._unset(m.group())
         return value or "", m.end()
+
+    def _unset(self, name: str) -> None:
+        if "u" in getattr(self.sh, "opts", ()) and name not in ("@", "*"):
+            raise Fatal(f"{name}: parameter not set", 1)
 
     def lookup(self, name: str) -> str | None:
         """A parameter's value, None when unset."""
@@ -133,9 +152,11 @@ class Expander:
         if name == "$":
             return "4242"
         if name == "!":
-            return ""
+            last = getattr(getattr(sh, "root", None), "last_job", 0)
+            return str(last) if last else ""
         if name == "-":
-            return "hi"
+            opts = getattr(sh, "opts", set())
+            return "".join(sorted(o for o in opts if len(o) == 1)) + "h"
         if name == "#":
             return str(len(sh.positional) - 1)
         if name in ("@", "*"):
@@ -148,12 +169,17 @@ class Expander:
     def _param(self, inner: str) -> str:
         """${...}: plain, length, defaults, alternatives, errors and prefix/suffix removal."""
         if inner.startswith("#") and len(inner) > 1:
-            return str(len(self.lookup(inner[1:]) or ""))
+            value = self.lookup(inner[1:])
+            if value is None:
+                self._unset(inner[1:])
+            return str(len(value or ""))
         m = SPECIAL.match(inner)
         if not m:
             raise ShellError(f"${{{inner}}}: bad substitution", 1)
         name, rest = m.group(), inner[m.end() :]
         value = self.lookup(name)
+        if value is None and rest[:1] not in ("-", "=", "+", "?", ":"):
+            self._unset(name)
         if not rest:
             return value or ""
         op = next((o for o in PARAM_OPS if rest.startswith(o)), None)
@@ -172,7 +198,7 @@ class Expander:
             return "" if missing else self.word(arg)
         if op in (":?", "?"):
             if missing:
-                raise ShellError(f"{name}: {self.word(arg) or 'parameter null or not set'}", 1)
+                raise Fatal(f"{name}: {self.word(arg) or 'parameter null or not set'}", 1)
             return value or ""
         value = value or ""
         pat = self.pattern(arg)
@@ -213,7 +239,7 @@ class Expander:
 
     def _glob(self, field: list[tuple[str, bool]]) -> list[str]:
         literal = "".join(text for text, _ in field)
-        if not any(not q and MAGIC & set(text) for text, q in field):
+        if "f" in getattr(self.sh, "opts", ()) or not any(not q and MAGIC & set(text) for text, q in field):
             return [literal]
         chars = [(c, q) for text, q in field for c in text]
         matches = glob_paths(self.sh.fs, self.sh.cwd, chars)

@@ -1,6 +1,7 @@
 """The shell's parser: tokens into a tree of lists, and-or chains, pipelines and commands (POSIX grammar).
 
-Compound commands: `if/elif/else`, `while`/`until`, `for`, `case`, `{ ...; }`, `( ... )`, and functions.
+Compound commands: `if/elif/else`, `while`/`until`, `for`, `case`, `{ ...; }`, `( ... )`, functions, and
+mksh's `[[ ... ]]`; an and-or list ended by `&` runs in the background.
 """
 
 from __future__ import annotations
@@ -109,7 +110,22 @@ class FuncDef:
     body: Node
 
 
-Node = Simple | Pipeline | AndOr | Seq | If | Loop | For | Case | Group | FuncDef
+@dataclass
+class Background:
+    """`cmd &`: the and-or list runs in a job of its own while the shell goes on."""
+
+    body: Node
+
+
+@dataclass
+class Cond:
+    """`[[ expr ]]`: raw words, and operators (&& || ( ) < >) kept as Op tokens."""
+
+    items: list[Word | Op]
+    redirs: list[Redir] = field(default_factory=list)
+
+
+Node = Simple | Pipeline | AndOr | Seq | If | Loop | For | Case | Group | FuncDef | Background | Cond
 
 
 class Parser:
@@ -161,7 +177,10 @@ class Parser:
             t = self.peek()
             if t is None or (isinstance(t, Word) and t.raw in terminators) or self.is_op(")", ";;"):
                 return Seq(items)
-            items.append(self.and_or())
+            item = self.and_or()
+            if self.is_op("&"):
+                item = Background(item)
+            items.append(item)
             if self.is_op(";", "&", "\n"):
                 self.i += 1
             elif not (self.peek() is None or self.is_op(")", ";;") or self.is_word(*terminators)):
@@ -212,6 +231,8 @@ class Parser:
             node = self.for_clause()
         elif self.is_word("case"):
             node = self.case_clause()
+        elif self.is_word("[["):
+            node = self.cond()
         elif self.is_word() and self.peek().raw in RESERVED:  # type: ignore[union-attr]
             raise SyntaxErr(f"'{self._shown()}' unexpected")
         elif (
@@ -314,6 +335,20 @@ class Parser:
                 self.i += 1
             elif not self.is_word("esac"):
                 raise SyntaxErr(f"'{self._shown()}' unexpected")
+
+    def cond(self) -> Cond:
+        self.i += 1
+        items: list[Word | Op] = []
+        while not self.is_word("]]"):
+            t = self.peek()
+            if t is None or (isinstance(t, Op) and t.text in (";", "&", "\n", ";;", "|")):
+                raise SyntaxErr(f"'{self._shown()}' unexpected, expecting ']]'")
+            items.append(t)
+            self.i += 1
+        self.i += 1
+        if not items:
+            raise SyntaxErr("']]' unexpected")
+        return Cond(items)
 
     def redirs(self) -> list[Redir]:
         out = []

@@ -23,6 +23,10 @@ class ShellError(Exception):
         self.code = code
 
 
+class RawError(ShellError):
+    """A failure whose message is printed as is (a Java exception, a tool's own prefixed message)."""
+
+
 class SyntaxErr(ShellError):
     """The command line does not parse; mksh exits 1 with "syntax error" (we use 2, as POSIX shells do)."""
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .shell import Ctx, ShellError, command
+from .shctx import Ctx, command
+from .shtokens import ShellError
 
 
 class _TestError(Exception):

@@ -1,5 +1,5 @@
-"""The retained UI model: a tree of Views (what uiautomator dumps and what the renderer draws), its XML dump,
-and the colour themes."""
+"""The retained UI model: a tree of Views (what uiautomator dumps and what the renderer draws) and its XML
+dump. Every pixel the renderer draws belongs to a View of this tree, inside that View's bounds."""
 
 from __future__ import annotations
 
@@ -7,37 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
+from .theme import DARK, LIGHT
+
 Handler = Callable[[], object]
 ATTR_ESCAPES = {'"': "&quot;", "'": "&apos;", "\n": "&#10;"}
 
-COLORS = {
-    "bg": (255, 251, 254),
-    "surface": (243, 237, 247),
-    "primary": (103, 80, 164),
-    "on_primary": (255, 255, 255),
-    "text": (28, 27, 31),
-    "muted": (96, 93, 102),
-    "hint": (140, 136, 146),
-    "divider": (225, 222, 230),
-    "status": (243, 237, 247),
-    "nav": (243, 237, 247),
-    "focus": (103, 80, 164),
-    "danger": (179, 38, 30),
-}
-DARK = {
-    "bg": (28, 27, 31),
-    "surface": (43, 41, 48),
-    "primary": (208, 188, 255),
-    "on_primary": (56, 30, 114),
-    "text": (230, 225, 229),
-    "muted": (202, 196, 208),
-    "hint": (147, 143, 153),
-    "divider": (73, 69, 79),
-    "status": (28, 27, 31),
-    "nav": (28, 27, 31),
-    "focus": (208, 188, 255),
-    "danger": (242, 184, 181),
-}
+COLORS = LIGHT  # the light palette; DARK is the dark one (see theme.py)
+__all__ = ["COLORS", "DARK", "Handler", "View", "to_xml"]
 
 
 @dataclass(eq=False)
@@ -61,14 +37,18 @@ class View:
     children: list[View] = field(default_factory=list)
     on_click: Handler | None = None
     on_long_click: Handler | None = None
-    # drawing hints (not dumped)
+    # drawing hints (not dumped; see render.py for what each shape draws)
     bg: tuple[int, int, int] | None = None
     fg: tuple[int, int, int] | None = None
-    size: int = 0
-    bold: bool = False
-    shape: str = "rect"  # rect | round | circle | pill | underline | switch | none
-    hint: str = ""
-    align: str = "left"  # left | center
+    size: int = 0  # text or icon size in device pixels
+    bold: bool = False  # Roboto Medium instead of Regular
+    # rect | round | circle | pill | outline | underline | switch | check | tab | scrim | gradient
+    # | track (a slider's) | triangle | ring | box (navigation buttons) | none
+    shape: str = "rect"
+    hint: str = ""  # drawn (muted) when there is no text; a letter in an avatar
+    align: str = "left"  # left | center | right
+    icon: str = ""  # a Material icon drawn in the view (before the text when both are set)
+    radius: int = 0  # corner radius of a "round" shape in device pixels (0: a quarter of the height)
     scroll_key: str = ""
 
     def add(self, child: View) -> View:

@@ -22,6 +22,7 @@ def agenda(s: Screen) -> None:
         Item(
             title,
             _fmt(start) + (f" · {loc}" if loc else ""),
+            glyph="event",
             rid="title",
             on_click=lambda eid=eid: s.phone.push("detail", event_id=eid),
         )

@@ -35,6 +35,20 @@ def people(s: Screen) -> None:
     s.fab("Create contact", lambda: s.phone.push("edit", focus="first_name"), rid="floating_action_button")
 
 
+def insert_intent_state(extras: dict[str, object]) -> dict:
+    """The editor's state for an ACTION_INSERT intent: ContactsContract.Intents.Insert's extras (name,
+    phone, email) prefilled, the name split as the editor shows it (last word = last name)."""
+    name = str(extras.get("name") or "").strip()
+    first, _, last = name.rpartition(" ") if " " in name else (name, "", "")
+    values = {
+        "first_name": first,
+        "last_name": last,
+        "phone": str(extras.get("phone") or "").strip(),
+        "email": str(extras.get("email") or "").strip(),
+    }
+    return {"fields": {k: v for k, v in values.items() if v}, "focus": "first_name"}
+
+
 @APP.screen("edit", ".activities.ContactEditorActivity")
 def editor(s: Screen) -> None:
     def save() -> None:

@@ -42,7 +42,7 @@ def recents(s: Screen) -> None:
         )
     ]
     s.list("calls", items, rid="recycler_view", empty="No recent calls")
-    s.fab("key pad", lambda: s.phone.push("keypad", focus="digits"), rid="dialpad_fab", label="#")
+    s.fab("key pad", lambda: s.phone.push("keypad", focus="digits"), rid="dialpad_fab", icon="dialpad")
 
 
 @APP.screen("keypad", ".extensions.GoogleDialtactsActivity")
@@ -82,7 +82,7 @@ def keypad(s: Screen) -> None:
             fields["digits"] = ""
             place_call(s.phone, number)
 
-    s.button("Call", call, rid="dialpad_voice_call_button")
+    s.button("Call", call, rid="dialpad_voice_call_button", icon="call", tone="call")
 
 
 @APP.screen("incall", "com.android.incallui.InCallActivity")
@@ -94,4 +94,4 @@ def incall(s: Screen) -> None:
     s.text(contact_name(s.phone, number), size=72, rid="contactgrid_contact_name", height=200)
     s.text("Calling…", size=44, rid="contactgrid_status_text", muted=True)
     s.y = s.bottom - s.px(400)
-    s.button("End call", s.phone.back, rid="incall_end_call")
+    s.button("End call", s.phone.back, rid="incall_end_call", icon="call_end", tone="danger")

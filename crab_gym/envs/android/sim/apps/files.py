@@ -39,7 +39,7 @@ def browse(s: Screen) -> None:
             Item(
                 p.name,
                 "Folder" if p.is_dir() else size,
-                icon=p.name,
+                glyph="folder" if is_dir else "description",
                 rid="item_title",
                 on_click=open_,
                 on_long_click=delete,

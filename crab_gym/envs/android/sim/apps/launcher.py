@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from ..clock import home_date
 from ..layout import Screen
+from ..theme import app_icon
 from ..ui import View
 from .base import AppSpec
 
@@ -17,7 +19,10 @@ HOME_APPS = [
 ICON = 180
 
 
-def _icons(s: Screen, packages: list[str], top: int, cols: int = 4, rid: str = "icon") -> int:
+def _icons(
+    s: Screen, packages: list[str], top: int, cols: int = 4, rid: str = "icon", ink: str = "text"
+) -> int:
+    """A grid of app icons (a coloured circle with the app's glyph) with their labels below."""
     from . import APPS
 
     cell_w = s.right // cols
@@ -45,15 +50,16 @@ def _icons(s: Screen, packages: list[str], top: int, cols: int = 4, rid: str = "
             shape="none",
             size=0,
         )
+        glyph, bg, fg = app_icon(pkg, app.color)
         cell.add(
             View(
                 cls="android.widget.ImageView",
                 package=s.pkg,
                 shape="circle",
-                bg=app.color,
-                fg=(255, 255, 255),
-                hint=app.label[:1],
-                size=s.px(84),
+                bg=bg,
+                fg=fg,
+                icon=glyph,
+                size=s.px(96),
                 bounds=(cx - size // 2, y + s.px(20), cx + size // 2, y + s.px(20) + size),
             )
         )
@@ -62,8 +68,8 @@ def _icons(s: Screen, packages: list[str], top: int, cols: int = 4, rid: str = "
                 cls="android.widget.TextView",
                 package=s.pkg,
                 text=app.label,
-                fg=s.c["text"],
-                size=s.px(38),
+                fg=s.c[ink],
+                size=s.px(36),
                 align="center",
                 bounds=(cx - cell_w // 2, y + s.px(210), cx + cell_w // 2, y + s.px(270)),
             )
@@ -94,10 +100,11 @@ def home(s: Screen) -> None:
             rid="search_box",
             bounds=(s.px(48), s.y + s.px(40), s.right - s.px(48), s.y + s.px(180)),
             shape="pill",
-            bg=s.c["surface"],
+            bg=s.c["surface_container_high"],
             fg=s.c["muted"],
+            icon="search",
             size=s.px(42),
-            align="center",
+            align="left",
         )
         apps = sorted((a for a in APPS.values() if a.in_drawer), key=lambda a: a.label.lower())
         drawer = s.view(
@@ -109,11 +116,19 @@ def home(s: Screen) -> None:
         _icons(s, [a.package for a in apps], s.y + s.px(240))
         return
     s.view(
+        cls="android.view.View",
+        rid="wallpaper",
+        bounds=(0, 0, s.right, s.phone.height),
+        shape="gradient",
+        bg=s.c["wallpaper_top"],
+        fg=s.c["wallpaper_bottom"],
+    )
+    s.view(
         cls="android.widget.TextView",
-        text="Friday, Mar 15",
+        text=home_date(s.phone),  # the phone's clock (clock.py)
         rid="date",
-        fg=s.c["text"],
-        size=s.px(52),
+        fg=s.c["on_wallpaper"],
+        size=s.px(60),
         bounds=(s.px(60), s.y + s.px(60), s.right, s.y + s.px(160)),
     )
     _icons(
@@ -126,6 +141,7 @@ def home(s: Screen) -> None:
         ],
         s.y + s.px(500),
         rid="workspace_icon",
+        ink="on_wallpaper",
     )
     dock_top = s.bottom - s.px(560)
 
@@ -140,9 +156,10 @@ def home(s: Screen) -> None:
         clickable=True,
         focusable=True,
         on_click=open_drawer,
-        hint="⌃ Apps",
-        fg=s.c["muted"],
-        size=s.px(40),
+        hint="Apps",
+        icon="keyboard_arrow_up",
+        fg=s.c["on_wallpaper"],
+        size=s.px(38),
         align="center",
         bounds=(
             s.right // 2 - s.px(150),
@@ -151,7 +168,7 @@ def home(s: Screen) -> None:
             dock_top - s.px(20),
         ),
     )
-    _icons(s, HOME_APPS, dock_top, cols=5, rid="hotseat_icon")
+    _icons(s, HOME_APPS, dock_top, cols=5, rid="hotseat_icon", ink="on_wallpaper")
     s.view(
         cls="android.widget.TextView",
         text="Search",
@@ -161,9 +178,10 @@ def home(s: Screen) -> None:
         focusable=True,
         on_click=open_drawer,
         shape="pill",
-        bg=s.c["surface"],
+        bg=s.c["surface_container_high"],
         fg=s.c["muted"],
+        icon="search",
         size=s.px(42),
-        align="center",
+        align="left",
         bounds=(s.px(60), s.bottom - s.px(230), s.right - s.px(60), s.bottom - s.px(80)),
     )

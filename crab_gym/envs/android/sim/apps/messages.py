@@ -7,6 +7,11 @@ from ..layout import Item, Screen
 from .base import AppSpec, rows
 
 APP = AppSpec("com.google.android.apps.messaging", "Messages", (11, 87, 208))
+# the conversation (threads row) with an address, as the telephony provider finds it
+THREAD = (
+    "SELECT t._id FROM threads t JOIN canonical_addresses a ON t.recipient_ids = CAST(a._id AS TEXT) "
+    "WHERE a.address = ? ORDER BY t._id LIMIT 1"
+)
 
 
 def contact_name(phone, address: str) -> str:
@@ -38,7 +43,8 @@ def conversations(s: Screen) -> None:
     threads = rows(
         s.phone,
         db.SMS_DB,
-        "SELECT thread_id, address, body, MAX(date) FROM sms GROUP BY thread_id ORDER BY MAX(date) DESC",
+        "SELECT t._id, a.address, t.snippet, t.date FROM threads t JOIN canonical_addresses a "
+        "ON t.recipient_ids = CAST(a._id AS TEXT) ORDER BY t.date DESC, t._id DESC",
     )
     names = dict(
         rows(s.phone, db.CONTACTS_DB, "SELECT data1, display_name FROM view_phones ORDER BY _id DESC")
@@ -70,7 +76,7 @@ def _composer(s: Screen, address: str | None) -> None:
             s.phone.replace("conversation", address=to, focus="body")
 
     s.field("body", "Text message", rid="compose_message_text", on_enter=send)
-    s.button("Send", send, rid="send_message_button_icon")
+    s.button("Send", send, rid="send_message_button_icon", icon="send")
 
 
 @APP.screen("conversation", ".ui.conversation.ConversationActivity")
@@ -78,10 +84,18 @@ def conversation(s: Screen) -> None:
     address = s.state.get("address", "")
     s.app_bar(contact_name(s.phone, address))
     msgs = rows(
-        s.phone, db.SMS_DB, "SELECT body, type FROM sms WHERE address = ? ORDER BY date, _id", (address,)
+        s.phone,
+        db.SMS_DB,
+        f"SELECT body, type FROM sms WHERE thread_id = ({THREAD}) ORDER BY date, _id",
+        (address,),
     )
     items = [
-        Item(body, "You" if t == 2 else contact_name(s.phone, address), rid="message_text")
+        Item(
+            body,
+            "You" if t == 2 else contact_name(s.phone, address),
+            rid="message_text",
+            bubble="out" if t == 2 else "in",
+        )
         for body, t in msgs
     ]
     s.list("messages", items, rid="message_list", row_h=170, bottom=360)

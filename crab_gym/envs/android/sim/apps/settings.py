@@ -9,10 +9,10 @@ from ..ui import View
 from .base import AppSpec
 
 APP = AppSpec("com.android.settings", "Settings", (95, 99, 104))
-PAGES = [
-    ("Network & internet", "Wi-Fi, mobile, data usage", "network"),
-    ("Connected devices", "Bluetooth, pairing", "connected"),
-    ("Display", "Dark theme, brightness", "display"),
+PAGES = [  # (title, summary, screen, Material icon)
+    ("Network & internet", "Wi-Fi, mobile, data usage", "network", "wifi"),
+    ("Connected devices", "Bluetooth, pairing", "connected", "devices"),
+    ("Display", "Dark theme, brightness", "display", "brightness_medium"),
 ]
 
 
@@ -21,7 +21,7 @@ def main(s: Screen) -> None:
     s.app_bar("Settings", back=False)
     s.list(
         "pages",
-        [Item(t, sub, icon=t, rid="title", on_click=lambda p=p: s.phone.push(p)) for t, sub, p in PAGES],
+        [Item(t, sub, glyph=g, rid="title", on_click=lambda p=p: s.phone.push(p)) for t, sub, p, g in PAGES],
     )
 
 
@@ -71,15 +71,24 @@ def display(s: Screen) -> None:
         focusable=True,
         on_click=set_level,
         bounds=(x1, top, x2, top + s.px(100)),
-        shape="round",
-        bg=s.c["divider"],
+        shape="track",
+        bg=s.c["secondary_container"],
     )
     fill = x1 + int((x2 - x1) * value / 255)
     bar.add(
         View(
             package=s.pkg,
             bounds=(x1, top, max(x1 + 1, fill), top + s.px(100)),
-            shape="round",
+            shape="track",
+            bg=s.c["primary"],
+        )
+    )
+    handle = max(x1, min(fill, x2 - s.px(12)))
+    bar.add(
+        View(
+            package=s.pkg,
+            bounds=(handle, top, handle + s.px(12), top + s.px(100)),
+            shape="pill",
             bg=s.c["primary"],
         )
     )

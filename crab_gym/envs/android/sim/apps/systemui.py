@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
-from ..ui import COLORS, DARK, View
+from ..theme import palette
+from ..ui import View
 
 PKG = "com.android.systemui"
 
 
+STATUS_ICONS = (  # (Material icon, resource id, content description), left to right
+    ("wifi", "wifi_signal", "Wifi signal full."),
+    ("signal_cellular_4_bar", "mobile_signal", "Phone four bars."),
+    ("battery_full", "battery_icon", ""),
+)
+
+
 def decorate(phone, root: View) -> None:
-    c = DARK if phone.dark else COLORS
+    from ..clock import status_bar_time
+
+    c = palette(phone.dark)
     w, h, s = phone.width, phone.height, phone.width / 1080
+    # over a wallpaper (the home screen) the bars are see-through, as on a Pixel
+    see_through = any(v.shape == "gradient" for v in root.children)
+    ink = c["on_wallpaper"] if see_through else c["text"]
     bar = root.add(
         View(
             cls="android.widget.FrameLayout",
             package=PKG,
             rid=f"{PKG}:id/status_bar",
             bounds=(0, 0, w, phone.status_h),
-            bg=c["status"],
+            bg=None if see_through else c["bg"],
         )
     )
     bar.add(
@@ -24,12 +37,29 @@ def decorate(phone, root: View) -> None:
             cls="android.widget.TextView",
             package=PKG,
             rid=f"{PKG}:id/clock",
-            text="9:30",
+            text=status_bar_time(phone),  # the phone's clock (clock.py; `date` sets it)
             bounds=(int(48 * s), 0, int(300 * s), phone.status_h),
-            fg=c["text"],
+            fg=ink,
             size=int(40 * s),
+            bold=True,
         )
     )
+    x = w - int(220 * s) - len(STATUS_ICONS) * int(62 * s)
+    for icon, rid, desc in STATUS_ICONS:
+        bar.add(
+            View(
+                cls="android.widget.ImageView",
+                package=PKG,
+                rid=f"{PKG}:id/{rid}",
+                desc=desc,
+                bounds=(x, 0, x + int(60 * s), phone.status_h),
+                shape="none",
+                icon=icon,
+                fg=ink,
+                size=int(46 * s),
+            )
+        )
+        x += int(62 * s)
     bar.add(
         View(
             cls="android.widget.TextView",
@@ -38,8 +68,9 @@ def decorate(phone, root: View) -> None:
             text="100%",
             desc="Battery 100 percent.",
             bounds=(w - int(220 * s), 0, w - int(48 * s), phone.status_h),
-            fg=c["text"],
+            fg=ink,
             size=int(40 * s),
+            bold=True,
         )
     )
     if phone.shade_open:
@@ -51,15 +82,15 @@ def decorate(phone, root: View) -> None:
             package=PKG,
             rid=f"{PKG}:id/navigation_bar_frame",
             bounds=(0, top, w, h),
-            bg=c["nav"],
+            bg=None if see_through else c["bg"],
         )
     )
     third = w // 3
     for i, (name, desc, glyph, fn) in enumerate(
         (
-            ("back", "Back", "◀", phone.back),
-            ("home", "Home", "●", phone.home),
-            ("recent_apps", "Overview", "■", phone.home),
+            ("back", "Back", "triangle", phone.back),
+            ("home", "Home", "ring", phone.home),
+            ("recent_apps", "Overview", "box", phone.home),
         )
     ):
         nav.add(
@@ -73,19 +104,17 @@ def decorate(phone, root: View) -> None:
                 focusable=True,
                 on_click=fn,
                 bounds=(i * third, top, (i + 1) * third, h),
-                hint=glyph,
-                fg=c["muted"],
-                size=int(56 * s),
-                align="center",
+                shape=glyph,
+                fg=ink,
             )
         )
 
 
-QS_TILES = [
-    ("Internet", "global", "wifi_on", "1", "0"),
-    ("Bluetooth", "global", "bluetooth_on", "1", "0"),
-    ("Airplane mode", "global", "airplane_mode_on", "1", "0"),
-    ("Dark theme", "secure", "ui_night_mode", "2", "1"),
+QS_TILES = [  # (label, settings namespace, key, on value, off value, Material icon)
+    ("Internet", "global", "wifi_on", "1", "0", "wifi"),
+    ("Bluetooth", "global", "bluetooth_on", "1", "0", "bluetooth"),
+    ("Airplane mode", "global", "airplane_mode_on", "1", "0", "airplanemode_active"),
+    ("Dark theme", "secure", "ui_night_mode", "2", "1", "dark_mode"),
 ]
 
 
@@ -93,7 +122,7 @@ def shade(phone, root: View) -> None:
     """The pulled-down quick settings panel: one toggle tile per setting."""
     from ..providers import get_setting, put_setting
 
-    c = DARK if phone.dark else COLORS
+    c = palette(phone.dark)
     w, s = phone.width, phone.width / 1080
     top, h = phone.status_h, int(900 * s)
     panel = root.add(
@@ -102,12 +131,12 @@ def shade(phone, root: View) -> None:
             package=PKG,
             rid=f"{PKG}:id/quick_settings_panel",
             bounds=(0, 0, w, top + h),
-            bg=c["surface"],
+            bg=c["surface_container"],
             scrollable=False,
         )
     )
     tile_w, tile_h = (w - int(120 * s)) // 2, int(200 * s)
-    for i, (label, ns, name, on, off) in enumerate(QS_TILES):
+    for i, (label, ns, name, on, off, icon) in enumerate(QS_TILES):
         checked = get_setting(phone, ns, name) == on
         x = int(40 * s) + (i % 2) * (tile_w + int(40 * s))
         y = top + int(80 * s) + (i // 2) * (tile_h + int(40 * s))
@@ -128,9 +157,12 @@ def shade(phone, root: View) -> None:
                 focusable=True,
                 on_click=toggle,
                 shape="round",
-                bg=c["primary"] if checked else c["divider"],
+                radius=tile_h // 2,
+                bg=c["primary"] if checked else c["surface_container_highest"],
                 fg=c["on_primary"] if checked else c["text"],
-                size=int(44 * s),
+                size=int(40 * s),
+                bold=True,
+                icon=icon,
                 align="center",
                 bounds=(x, y, x + tile_w, y + tile_h),
             )
