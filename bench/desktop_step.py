@@ -6,7 +6,9 @@
 - floor: the same click plus one screenshot, straight through the X primitives with no settle, measured
   in the same run; the ratio step/floor shows what the env adds.
 - reset: CrabEnv.reset median over repeated resets (kill clients, restore HOME, D-Bus, window manager,
-  task setup); and the same with a text editor open at reset time (more to kill).
+  the panel's reset request, task setup); and the same with a text editor open at reset time (more to kill).
+- start-up: the first reset (Xvfb, wallpaper, accessibility bus, panel, then a reset), and the panel's reset
+  request alone (close popups, list the windows, draw; it runs inside every reset).
 
 Run: .venv/bin/python bench/desktop_step.py [steps] [resets]
 """
@@ -40,7 +42,9 @@ def main(steps: int = 200, resets: int = 20) -> None:
     task = Task("bench", "Create ~/never.txt.", [tpl.instantiate(path="~/never.txt")])
     env = gym.make("Crab-Desktop-v0", tasks=[task], max_steps=10**9)
     u = env.unwrapped
+    t = time.perf_counter()
     env.reset(seed=0)
+    startup = time.perf_counter() - t
     x = u.subenvs["ubuntu"].x
     # Clicks alternate between two spots: two clicks on one spot within the double-click time are spaced
     # out on purpose (so the toolkit never merges them), which would measure that wait instead.
@@ -71,6 +75,12 @@ def main(steps: int = 200, resets: int = 20) -> None:
         t = time.perf_counter()
         env.reset(seed=0)
         r_app.append(time.perf_counter() - t)
+    panel = u.subenvs["ubuntu"].session.panel
+    r_panel = []
+    for _ in range(resets):
+        t = time.perf_counter()
+        panel.reset()
+        r_panel.append(time.perf_counter() - t)
     env.close()
     ms = 1000.0
     med, fl = statistics.median(wall), statistics.median(floor)
@@ -88,6 +98,10 @@ def main(steps: int = 200, resets: int = 20) -> None:
         f"p90 {pct(r_plain, 0.9):.3f} s  (n={resets})"
     )
     print(f"reset (text editor open): median {statistics.median(r_app):.3f} s  (n={len(r_app)})")
+    print(
+        f"start-up (first reset): {startup:.2f} s; the panel's reset request alone: median "
+        f"{statistics.median(r_panel) * ms:.1f} ms  (n={resets})"
+    )
 
 
 if __name__ == "__main__":

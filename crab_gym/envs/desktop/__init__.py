@@ -51,6 +51,13 @@ def _device_errors(what: str) -> Iterator[None]:
         raise DeviceError(f"desktop {what} failed: {type(e).__name__}: {e}") from e
 
 
+# Keyboard input can arm a toolkit timer whose effect no screen or CPU signal announces: a GTK file
+# chooser enables its Save button about 150 ms after a name is typed, and Enter before that is lost. After
+# a keyboard action the screen must stay quiet this long to count as settled (measured with mousepad's
+# Save As dialog: settle with the default window returned 130 ms before the button changed).
+KEYBOARD_ACTIONS = frozenset({"write_text", "press", "hotkey"})
+KEYBOARD_QUIET = 0.25
+
 APPS = {
     # launcher-independent names used by task setups (named operations, never shell strings)
     "terminal": ["xfce4-terminal"],
@@ -70,7 +77,9 @@ class DesktopEnv(SubEnv):
     description = (
         "An Ubuntu-style Linux desktop (openbox window manager). Press Super or use search_application to "
         "open apps: Terminal (xfce4-terminal, bash, vim), Text Editor (mousepad), Files (thunar), "
-        "LibreOffice Writer, Calc and Impress. The home folder is ~ with Documents, Desktop, Downloads."
+        "LibreOffice Writer, Calc and Impress. The panel along the bottom has an Applications menu, a "
+        "launcher button per app, a button per open window and a clock. The home folder is ~ with Documents, "
+        "Desktop, Downloads."
     )
     actions = ACTIONS
 
@@ -80,6 +89,7 @@ class DesktopEnv(SubEnv):
         self.backend = backend
         self._size = size
         self.session: XvfbSession | None = None
+        self._keyboard = False  # the last action was keyboard input (see KEYBOARD_QUIET)
         self._state: DesktopState | None = None
 
     @property
@@ -94,6 +104,7 @@ class DesktopEnv(SubEnv):
 
     def reset(self, seed: int | None = None) -> None:
         self._state = None
+        self._keyboard = False
         if self.session is not None:
             try:
                 self.session.reset()
@@ -110,6 +121,7 @@ class DesktopEnv(SubEnv):
             raise
 
     def execute(self, spec: ActionSpec, params: Mapping[str, Any]) -> ActionResult:
+        self._keyboard = spec.name in KEYBOARD_ACTIONS
         with _device_errors(spec.name):
             return super().execute(spec, params)
 
@@ -117,13 +129,16 @@ class DesktopEnv(SubEnv):
         with _device_errors("screenshot"):
             return self.x.grab()
 
-    def settle(self, quiet: float = 0.02, timeout: float = 3.0) -> None:
+    def settle(self, quiet: float | None = None, timeout: float = 3.0) -> None:
         """Return once, for ``quiet`` seconds, nothing was drawn and no session process used CPU.
 
         Drawing alone is not enough: an app builds a dialog (CPU, no pixels) for 0.1-0.3 s after a key.
-        Bounded by ``timeout``.
+        ``quiet`` defaults to 0.02 s, and to KEYBOARD_QUIET after keyboard input. Bounded by ``timeout``.
         """
+        if quiet is None:
+            quiet = KEYBOARD_QUIET if self._keyboard else 0.02
         with _device_errors("settle"):
+            self._session().check()
             self.x.settle(quiet=quiet, timeout=timeout, busy=self._session().cpu_probe())
 
     def state(self) -> DesktopState:

@@ -32,10 +32,14 @@ class AgentClient:
         line = self.proc.stdout.readline()
         if not line:
             raise DeviceError(f"session agent exited during {op!r}")
-        reply = json.loads(line)
-        if not reply["ok"]:
-            raise DeviceError(f"session agent {op}: {reply['error']}")
-        return reply["result"]
+        try:  # the agent runs as the session user, whom we do not trust: a bad answer is a device fault
+            reply = json.loads(line)
+            ok, answer = reply["ok"], reply["result" if reply["ok"] else "error"]
+        except (ValueError, KeyError, TypeError):
+            raise DeviceError(f"session agent sent a malformed answer to {op!r}: {line[:100]!r}") from None
+        if not ok:
+            raise DeviceError(f"session agent {op}: {answer}")
+        return answer
 
     def close(self) -> None:
         if self.proc.poll() is None:

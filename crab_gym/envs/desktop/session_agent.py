@@ -8,6 +8,7 @@ guest agent offers, so evaluators read state identically on every backend.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -113,6 +114,9 @@ def _run(argv: list[str], timeout: float = 5.0) -> str:
 
 
 def _gsettings_get(schema: str, key: str) -> str:
+    for what, value in (("schema", schema), ("key", key)):  # names only: no options, paths or other words
+        if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.-]*", value):
+            raise ValueError(f"{what} must be a GSettings name, got {value!r}")
     return _run(["gsettings", "get", schema, key]).strip()
 
 

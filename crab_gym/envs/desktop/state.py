@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
+from crab_gym.envs.desktop.panel import PANEL_WM_CLASS
 from crab_gym.envs.desktop.x11 import WindowInfo
 
 if TYPE_CHECKING:
@@ -119,7 +120,9 @@ class DesktopState:
 
     @functools.cache  # noqa: B019
     def windows(self) -> tuple[WindowInfo, ...]:
-        return tuple(self._s.x.windows()) if self._s.x else ()
+        """Application windows, bottom to top (the desktop's panel is not one)."""
+        wins = self._s.x.windows() if self._s.x else []
+        return tuple(w for w in wins if w.wm_class != PANEL_WM_CLASS)
 
     def active_process(self) -> str | None:
         win = self.active_window()

@@ -2,8 +2,9 @@
 
 Each session takes a *slot* (a file lock), which gives it a display number, a dedicated system user
 (when we are root) and a directory with HOME, a pristine copy of HOME and XDG_RUNTIME_DIR. Xvfb keeps
-running across resets (``-noreset``); a reset kills every other process of the session, restores HOME
-and starts the session clients again.
+running across resets (``-noreset``), and so do the wallpaper, the accessibility bus and the panel (the
+*keepers*, which the panel's reset request brings back to their pristine look); a reset kills every other
+process of the session, restores HOME and starts the session clients again.
 """
 
 from __future__ import annotations
@@ -17,13 +18,17 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from crab_gym.envs.base import DeviceError
+from crab_gym.envs.desktop.a11y_bus import a11y_bus_address, start_a11y_bus
 from crab_gym.envs.desktop.agent_client import AgentClient
 from crab_gym.envs.desktop.cpu import cpu_demand_ns
+from crab_gym.envs.desktop.panel import DESKTOP_NOW, Panel
+from crab_gym.envs.desktop.wallpaper import draw_wallpaper, set_root_background
 from crab_gym.envs.desktop.x11 import X11Display
 
 TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
@@ -32,7 +37,6 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 RUN_ROOT = Path(os.environ.get("CRAB_GYM_RUNDIR", "/tmp/crab-gym"))
 MAX_SLOTS = 64
 FIRST_DISPLAY = 100
-DESKTOP_COLOUR = (46, 84, 122)  # a plain blue desktop, distinct from black terminals
 MARKER = "CRAB_GYM_SESSION"
 REQUIRED_PROGRAMS = ("Xvfb", "xauth", "xhost", "dbus-daemon", "openbox", "rofi")
 
@@ -66,6 +70,26 @@ def _ensure_user(name: str) -> SessionUser:
     raise DeviceError(f"could not create session user {name!r}")
 
 
+def _ensure_netns(name: str) -> str | None:
+    """A network namespace with only loopback, for one slot (created once, reused): session processes
+    reach neither the network nor the host's or other sessions' ports. None when namespaces cannot be
+    made here (not root, no ``ip``/``nsenter``, no CAP_SYS_ADMIN): sessions then share the host's network."""
+    ip, nsenter = shutil.which("ip") or "/usr/sbin/ip", shutil.which("nsenter")
+    if os.geteuid() != 0 or not nsenter or not os.path.exists(ip):
+        return None
+    path = f"/run/netns/{name}"
+    res = None
+    if not os.path.exists(path):
+        res = subprocess.run([ip, "netns", "add", name], capture_output=True, text=True)
+    if os.path.exists(path):
+        res = subprocess.run([ip, "-n", name, "link", "set", "lo", "up"], capture_output=True, text=True)
+        if res.returncode == 0:
+            return path
+    why = res.stderr.strip() if res is not None else "?"
+    warnings.warn(f"no network namespace {name} ({why}): its sessions share the host's network", stacklevel=3)
+    return None
+
+
 class Slot:
     """An exclusive (user, directory) pair, held by a file lock that is global to the machine.
 
@@ -87,6 +111,7 @@ class Slot:
             self.index, self._fd = n, fd
             self.dir = RUN_ROOT / f"s{n}"
             self.user = _ensure_user(f"crabgym-s{n}")
+            self.netns = _ensure_netns(f"crabgym-s{n}") if self.user.dedicated else None
             return
         raise DeviceError(f"no free desktop slot (all {MAX_SLOTS} are in use)")
 
@@ -100,7 +125,7 @@ class Slot:
 class XvfbSession:
     """One live X session. ``start()`` once, ``reset()`` per episode, ``close()`` at the end."""
 
-    def __init__(self, size: tuple[int, int] = (1280, 800)) -> None:
+    def __init__(self, size: tuple[int, int] = (1280, 800), clock: str = DESKTOP_NOW) -> None:
         missing = [p for p in REQUIRED_PROGRAMS if shutil.which(p) is None]
         if missing:
             raise DeviceError(f"xvfb backend needs {missing} on PATH (see README: scripts/setup.sh)")
@@ -111,9 +136,13 @@ class XvfbSession:
         self.token = secrets.token_hex(8)
         d = self.slot.dir
         self.home, self.pristine, self.run_dir = d / "home", d / "pristine", d / "run"
+        self.keep_dir = self.run_dir / "keep"  # files of the keepers, which outlive resets
+        self.panel = Panel(self, self.keep_dir, clock)
+        self._keepers: list[subprocess.Popen] = []
         self.x: X11Display | None = None
         self.agent: AgentClient | None = None
         self._xvfb: subprocess.Popen | None = None
+        self._wm: subprocess.Popen | None = None
         self._children: list[subprocess.Popen] = []
         self._logs: list = []
 
@@ -128,16 +157,18 @@ class XvfbSession:
         shutil.copytree(TEMPLATE_HOME, self.pristine, symlinks=True)
         os.chmod(self.pristine, 0o700)  # HOME is private to the session user
         self.run_dir.mkdir(mode=0o700)
+        self.keep_dir.mkdir(mode=0o700)
         self._chown_tree(self.pristine)
         self._chown_tree(self.run_dir)
         self._start_xvfb()
         self.x = X11Display(self.display_name)
         self._root_props = self.x.root_properties()
-        self.x.set_background(DESKTOP_COLOUR)
+        set_root_background(self.display_name, draw_wallpaper(self.size))
         self.reset()
 
     def reset(self) -> None:
-        """Kill every session client, restore HOME, start D-Bus and the window manager again."""
+        """Kill every session client but the keepers, restore HOME, start D-Bus and the window manager again,
+        and bring the panel back to its pristine look (the keepers are started if they are not running)."""
         if self._xvfb is None or self._xvfb.poll() is not None:
             raise DeviceError(f"X server {self.display_name} is not running")
         self._kill_clients(include_xvfb=False)
@@ -147,8 +178,9 @@ class XvfbSession:
             shutil.rmtree(self.home)
         subprocess.run(["cp", "-a", str(self.pristine), str(self.home)], check=True)
         for p in self.run_dir.iterdir():
-            if p.name != "Xauthority":
+            if p.name not in ("Xauthority", self.keep_dir.name):
                 shutil.rmtree(p) if p.is_dir() else p.unlink()
+        self._start_keepers()
         self._start_dbus()
         # openbox runs --startup once it has managed the screen and grabbed its shortcut keys.
         ready = self.run_dir / "wm-ready"
@@ -157,10 +189,19 @@ class XvfbSession:
              "--startup", f"touch {ready}"]
         )  # fmt: skip
         self._wait(ready.exists, 5.0, "openbox", wm)
+        self._wm = wm
         self.x.move(self.size[0] // 2, self.size[1] // 2)
         # The first XTEST key event of a server switches the core keyboard's source device and is
         # lost to passive grabs (the window manager's shortcuts); spend it on a harmless key.
         self.x.key_combo(["shift"])
+        self.panel.reset()  # after the pointer left it: no hover is left on the panel
+
+    def check(self) -> None:
+        """Raise DeviceError if the X server or the window manager exited mid-episode (a desktop without its
+        window manager has no launcher and no focus handling); the next reset starts them again."""
+        for what, proc in (("X server", self._xvfb), ("window manager (openbox)", self._wm)):
+            if proc is None or proc.poll() is not None:
+                raise DeviceError(f"the {what} of display {self.display_name} is not running")
 
     def close(self) -> None:
         if self.agent is not None:
@@ -192,6 +233,7 @@ class XvfbSession:
             "XDG_RUNTIME_DIR": str(self.run_dir),
             "XDG_SESSION_TYPE": "x11",
             "DBUS_SESSION_BUS_ADDRESS": f"unix:path={self.run_dir / 'bus'}",
+            "AT_SPI_BUS_ADDRESS": a11y_bus_address(self.keep_dir),
             "GDK_BACKEND": "x11",
             "NO_AT_BRIDGE": "0",
             "GNOME_ACCESSIBILITY": "1",
@@ -202,38 +244,60 @@ class XvfbSession:
             MARKER: self.token,
         }
 
+    def _as_session(self, argv: Sequence[str]) -> tuple[list[str], dict]:
+        """The command line and Popen arguments that run ``argv`` as the session user, inside the slot's
+        network namespace when it has one (nsenter enters it, then drops to the user: no supplementary
+        groups, no capabilities)."""
+        netns = self.slot.netns
+        if netns is None:
+            return list(argv), self._user_kwargs()
+        u = self.user
+        nsenter = shutil.which("nsenter") or "/usr/bin/nsenter"
+        return [nsenter, f"--net={netns}", f"--setgid={u.gid}", f"--setuid={u.uid}", "--", *argv], {}
+
     def _user_kwargs(self) -> dict:
         if not self.user.dedicated:
             return {}
         return {"user": self.user.uid, "group": self.user.gid, "extra_groups": []}
 
-    def spawn(self, argv: Sequence[str], *, log: str | None = None) -> subprocess.Popen:
-        """Start a process inside the session, as the session user, detached from us."""
+    def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        log: str | None = None,
+        cwd: Path | None = None,
+        pipes: bool = False,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.Popen:
+        """Start a process inside the session, as the session user, detached from us. ``log`` names its log
+        file under the run dir; ``pipes`` gives it our pipes as stdin and stdout; ``env`` adds variables."""
         logfile = open(self.run_dir / f"{log or Path(argv[0]).name}.log", "ab")  # noqa: SIM115
-        self._logs.append(logfile)
+        cmd, as_user = self._as_session(argv)
         proc = subprocess.Popen(
-            list(argv),
-            env=self.env(),
-            cwd=self.home,
-            stdin=subprocess.DEVNULL,
-            stdout=logfile,
-            stderr=subprocess.STDOUT,
+            cmd,
+            env={**self.env(), **(env or {})},
+            cwd=cwd or self.home,
+            stdin=subprocess.PIPE if pipes else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if pipes else logfile,
+            stderr=logfile if pipes else subprocess.STDOUT,
             start_new_session=True,
-            **self._user_kwargs(),
+            **as_user,
         )
+        logfile.close()  # the child has its own descriptor; ours would pile up, one per spawn (every reset)
         self._children.append(proc)
         return proc
 
     def run(self, argv: Sequence[str], timeout: float = 10.0, input: bytes | None = None):
         """Run a named command inside the session and wait for it (used for setup and state reads)."""
+        cmd, as_user = self._as_session(argv)
         return subprocess.run(
-            list(argv),
+            cmd,
             env=self.env(),
             cwd=self.home if self.home.exists() else self.run_dir,
             input=input,
             capture_output=True,
             timeout=timeout,
-            **self._user_kwargs(),
+            **as_user,
         )
 
     def session_pids(self) -> list[int]:
@@ -275,12 +339,17 @@ class XvfbSession:
         return busy
 
     def _kill_clients(self, include_xvfb: bool) -> None:
+        """Kill the session's processes: all of them with Xvfb, else all but the live keepers."""
         if self.agent is not None:
             self.agent.close()
             self.agent = None
+        if include_xvfb:
+            self.panel.close()
+            self._keepers.clear()
+        keep = {p.pid for p in self._keepers}
         deadline = time.monotonic() + 5.0
         while time.monotonic() < deadline:
-            pids = self.session_pids()
+            pids = [p for p in self.session_pids() if p not in keep]
             if not pids:
                 break
             for pid in pids:
@@ -339,6 +408,27 @@ class XvfbSession:
         if res.returncode != 0:
             raise DeviceError(f"xhost failed on {self.display_name}: {res.stderr.decode(errors='replace')}")
 
+    def _start_keepers(self) -> None:
+        """The accessibility bus, its registry and the panel, unless all three are still running.
+
+        They outlive resets (the panel takes longer to start than a whole reset), so none of them uses the
+        session bus, which a reset replaces (see :mod:`crab_gym.envs.desktop.a11y_bus`).
+        """
+        if self._keepers and all(p.poll() is None for p in self._keepers) and self.panel.alive():
+            return
+        self.panel.close()
+        for p in self._keepers:
+            p.kill()
+            p.wait()
+        self._keepers.clear()
+        for p in self.keep_dir.iterdir():
+            p.unlink()
+        self._keepers += start_a11y_bus(self, self.keep_dir)
+        python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
+        self.panel.start(python)
+        assert self.panel.proc is not None
+        self._keepers.append(self.panel.proc)
+
     def _start_dbus(self) -> None:
         res = self.run(
             [
@@ -365,6 +455,10 @@ class XvfbSession:
                 raise DeviceError(f"{what} not ready after {timeout:.0f} s")
             time.sleep(0.005)
 
+    def chown(self, path: Path) -> None:
+        """Give a file (or a tree) we created to the session user."""
+        self._chown_tree(path)
+
     def _chown_tree(self, path: Path) -> None:
         if not self.user.dedicated:
             return
@@ -385,15 +479,16 @@ class XvfbSession:
             shutil.copyfile(AGENT_SOURCE, script)
             self._chown_tree(script)
             python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
+            cmd, as_user = self._as_session([python, str(script)])
             proc = subprocess.Popen(
-                [python, str(script)],
+                cmd,
                 env=self.env(),
                 cwd=self.home,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=open(self.run_dir / "agent.log", "ab"),  # noqa: SIM115
                 start_new_session=True,
-                **self._user_kwargs(),
+                **as_user,
             )
             self.agent = AgentClient(proc)
         return self.agent
