@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -96,31 +97,111 @@ def merge(
     return [Mark(i + 1, c.box, c.role, c.name, c.source) for i, c in enumerate(kept[:max_marks])]
 
 
-@lru_cache(maxsize=8)
-def _font(size: int) -> ImageFont.ImageFont:
+# Tags stay legible when a model sees the frame downscaled so its longer side is VIEW_SIDE px: digits are then
+# at least VIEW_FONT_PX px (font size; the digits' height is about 0.73 of it).
+VIEW_SIDE = 1024
+VIEW_FONT_PX = 14
+
+# Tag colours: white bold digits on each has a contrast ratio of at least 4.5 (WCAG AA).
+PALETTE = (
+    (200, 20, 60), (0, 90, 180), (170, 70, 0), (0, 120, 60), (120, 40, 170), (0, 105, 115), (150, 30, 110),
+)  # fmt: skip
+TEXT = (255, 255, 255)
+EDGE_LIGHT, EDGE_DARK = (255, 255, 255), (0, 0, 0)
+
+
+@dataclass(frozen=True)
+class TagStyle:
+    """Sizes (px) of the marks drawn on one frame."""
+
+    font_px: int
+    pad: int  # between the digits and the tag's border
+    border: int  # the tag's light border; a 1 px dark line runs outside it
+    outline: int  # the width of the box's outline
+
+
+def tag_style(size: tuple[int, int], view_side: int | None = None) -> TagStyle:
+    """Tag sizes for a (w, h) frame that will be seen with its longer side at ``view_side`` px (VIEW_SIDE by
+    default; never more than the frame's own): the font is VIEW_FONT_PX px at that size, so digits scale
+    with the screen and survive the downscale. On a tiny frame the font stops at a sixth of its short side."""
+    long_side = max(size)
+    view = min(view_side or VIEW_SIDE, long_side)
+    font = math.ceil(VIEW_FONT_PX * long_side / max(view, 1))
+    font = max(6, min(font, max(6, min(size) // 6)))
+    return TagStyle(font, max(1, round(font * 0.18)), max(1, round(font / 12)), max(1, round(font / 9)))
+
+
+@lru_cache(maxsize=16)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     try:
         return ImageFont.truetype("DejaVuSans-Bold.ttf", size)
     except OSError:
-        return ImageFont.load_default()
+        return ImageFont.load_default(size)
 
 
-PALETTE = ((230, 25, 75), (0, 130, 200), (245, 130, 48), (60, 180, 75), (145, 30, 180), (0, 128, 128))
+def _tag_size(text: str, style: TagStyle) -> tuple[int, int]:
+    x1, y1, x2, y2 = _font(style.font_px).getbbox(text)
+    edge = style.pad + style.border + 1
+    return x2 - x1 + 2 * edge, y2 - y1 + 2 * edge
 
 
-def draw(frame: np.ndarray, marks: Sequence[Mark]) -> np.ndarray:
-    """A copy of ``frame`` with each mark's box outlined and its id on a filled tag (scaled to the frame)."""
+def _overlap(a: Box, b: Box) -> int:
+    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def layout_tags(marks: Sequence[Mark], size: tuple[int, int], style: TagStyle) -> list[Box]:
+    """Where each mark's number tag goes (x1, y1, x2, y2), in the order of ``marks``.
+
+    A tag sits at its box's top-left corner, just outside (above) it; if that spot covers a tag already
+    placed, the next free spot among: inside the corner, left of the box, above its right end, below it,
+    inside the top-right corner, right of it, inside the bottom-left corner. Where every spot is taken, the
+    one that covers the least of other tags. Tags stay on the frame.
+    """
+    w, h = size
+    placed: list[Box] = []
+    for m in marks:
+        tw, th = _tag_size(str(m.id), style)
+        x1, y1, x2, y2 = m.box
+        spots = (
+            (x1, y1 - th), (x1, y1), (x1 - tw, y1), (x2 - tw, y1 - th), (x1, y2), (x2 - tw, y1), (x2, y1),
+            (x1, y2 - th),
+        )  # fmt: skip
+        best: Box | None = None
+        best_cost = -1
+        for sx, sy in spots:
+            sx, sy = min(max(0, sx), max(0, w - tw)), min(max(0, sy), max(0, h - th))
+            tag = (sx, sy, sx + tw, sy + th)
+            cost = sum(_overlap(tag, p) for p in placed)
+            if best is None or cost < best_cost:
+                best, best_cost = tag, cost
+            if cost == 0:
+                break
+        assert best is not None
+        placed.append(best)
+    return placed
+
+
+def draw(frame: np.ndarray, marks: Sequence[Mark], view_side: int | None = None) -> np.ndarray:
+    """A copy of ``frame`` with each mark's box outlined and its number on an opaque tag: white bold digits
+    on a dark colour, a white border and a black line around it, so it reads on light and dark screens alike.
+    Sizes follow :func:`tag_style`; tags are placed by :func:`layout_tags`, drawn over every box."""
     img = Image.fromarray(frame)
     d = ImageDraw.Draw(img)
-    scale = max(1, round(min(frame.shape[0], frame.shape[1]) / 800))
-    font = _font(12 * scale)
+    size = (frame.shape[1], frame.shape[0])
+    style = tag_style(size, view_side)
+    font = _font(style.font_px)
     for m in marks:
+        d.rectangle(m.box, outline=PALETTE[m.id % len(PALETTE)], width=style.outline)
+    for m, tag in zip(marks, layout_tags(marks, size, style), strict=True):
         colour = PALETTE[m.id % len(PALETTE)]
-        d.rectangle(m.box, outline=colour, width=2 * scale)
-        tag = str(m.id)
-        tw, th = d.textbbox((0, 0), tag, font=font)[2:]
-        x, y = m.box[0], max(0, m.box[1] - th - 2 * scale)
-        d.rectangle((x, y, x + tw + 4 * scale, y + th + 2 * scale), fill=colour)
-        d.text((x + 2 * scale, y), tag, fill=(255, 255, 255), font=font)
+        x1, y1, x2, y2 = tag
+        d.rectangle((x1, y1, x2 - 1, y2 - 1), fill=EDGE_DARK)
+        d.rectangle((x1 + 1, y1 + 1, x2 - 2, y2 - 2), fill=EDGE_LIGHT)
+        edge = 1 + style.border
+        d.rectangle((x1 + edge, y1 + edge, x2 - 1 - edge, y2 - 1 - edge), fill=colour)
+        bx, by = font.getbbox(str(m.id))[:2]
+        inset = edge + style.pad
+        d.text((x1 + inset - bx, y1 + inset - by), str(m.id), fill=TEXT, font=font)
     return np.asarray(img)
 
 

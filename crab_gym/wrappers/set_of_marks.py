@@ -49,10 +49,14 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
         tree: bool = True,
         max_marks: int = MAX_MARKS,
         draw_marks: bool = True,
+        view_side: int | None = None,
     ) -> None:
+        """``view_side``: the longer side (px) the agent will see screens at (e.g. a model's downscale); the
+        mark numbers are sized to stay legible there (default: ``marks.VIEW_SIDE``)."""
         gym.utils.RecordConstructorArgs.__init__(
-            self, ocr=ocr, detector=detector, tree=tree, max_marks=max_marks, draw_marks=draw_marks
-        )
+            self, ocr=ocr, detector=detector, tree=tree, max_marks=max_marks, draw_marks=draw_marks,
+            view_side=view_side,
+        )  # fmt: skip
         gym.Wrapper.__init__(self, env)
         self.crab = env.unwrapped
         self.ocr = CachedOcr(ocr) if ocr else None
@@ -60,6 +64,7 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.tree = tree
         self.max_marks = max_marks
         self.draw_marks = draw_marks
+        self.view_side = view_side
         codec = self.crab.codec  # type: ignore[attr-defined]
         self.point_params = sorted(n for n, c in codec.codecs.items() if c.kind == "point")
         device, action, params = env.action_space.spaces  # type: ignore[attr-defined]
@@ -126,7 +131,7 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
             for i, m in enumerate(marks):
                 boxes[i] = m.box
             out[name] = {
-                "screen": _draw(frame, marks) if self.draw_marks else frame,
+                "screen": _draw(frame, marks, self.view_side) if self.draw_marks else frame,
                 "marks": boxes,
                 "mark_count": np.asarray(len(marks), np.int32),
             }
@@ -283,9 +288,9 @@ def scale_marks(marks: list[Mark], size: tuple[int, int], to: tuple[int, int]) -
     return out
 
 
-def _draw(frame: np.ndarray, marks: list[Mark]) -> np.ndarray:
+def _draw(frame: np.ndarray, marks: list[Mark], view_side: int | None = None) -> np.ndarray:
     """The marks drawn on an RGB (H, W, 3) or grayscale (H, W, 1) frame."""
     if frame.ndim == 3 and frame.shape[2] == 1:
-        drawn = draw(np.repeat(frame, 3, axis=2), marks)
+        drawn = draw(np.repeat(frame, 3, axis=2), marks, view_side)
         return np.asarray(Image.fromarray(drawn).convert("L"))[:, :, None]
-    return draw(frame, marks)
+    return draw(frame, marks, view_side)
