@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import html
-import json
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 from crab_gym.baselines.errors import AgentError
-from crab_gym.core.metrics import EpisodeRecord, Metrics, aggregate, records_to_jsonl
+from crab_gym.core.metrics import EpisodeRecord, Metrics, aggregate
 
 
 def run_episode(env: gym.Env, agent: Any, task_id: str, seed: int = 0) -> EpisodeRecord:
@@ -27,6 +24,8 @@ def run_episode(env: gym.Env, agent: Any, task_id: str, seed: int = 0) -> Episod
             action = agent.act(obs, info)
         except AgentError as e:
             reason, extra = "agent_error", {"error": f"{type(e).__name__}: {e}"}
+            spent = _take_tokens(env)  # the calls of the failed turn that did answer
+            tokens = tokens if spent is None else (tokens or 0) + spent
             break
         obs, reward, terminated, truncated, info = env.step(action)
         ret += float(reward)
@@ -50,6 +49,14 @@ def run_episode(env: gym.Env, agent: Any, task_id: str, seed: int = 0) -> Episod
     )
 
 
+def _take_tokens(env: gym.Env) -> int | None:
+    """Tokens the agent spent since the last step, taken from FunctionCalls (None without it)."""
+    try:
+        return env.get_wrapper_attr("take_tokens")()
+    except AttributeError:
+        return None
+
+
 def evaluate(
     env: gym.Env,
     agent: Any,
@@ -64,42 +71,3 @@ def evaluate(
         if on_record:
             on_record(rec)
     return records, aggregate(records)
-
-
-def write_report(
-    out: Path, records: list[EpisodeRecord], metrics: Metrics, title: str, platforms: str | None = None
-) -> None:
-    """records.jsonl, metrics.json and a self-contained report.html in ``out`` (``platforms``: the metrics
-    table per platform, as text; a ``view.html`` beside it is linked)."""
-    out.mkdir(parents=True, exist_ok=True)
-    records_to_jsonl(out / "records.jsonl", records)
-    (out / "metrics.json").write_text(json.dumps(metrics.to_dict(), indent=2))
-    rows = "\n".join(
-        "<tr>"
-        + "".join(
-            f"<td>{html.escape(str(v))}</td>"
-            for v in (
-                r.task_id,
-                "yes" if r.success else "no",
-                f"{r.completion_ratio:.2f}",
-                r.actions,
-                r.invalid_actions,
-                r.termination_reason,
-                f"{r.seconds:.1f}",
-            )
-        )
-        + "</tr>"
-        for r in records
-    )
-    summary = "".join(
-        f"<li><b>{html.escape(k)}</b>: {html.escape(str(v))}</li>" for k, v in metrics.to_dict().items()
-    )
-    (out / "report.html").write_text(
-        f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
-        "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd}</style>"
-        f"<h1>{html.escape(title)}</h1><ul>{summary}</ul>"
-        + (f"<pre>{html.escape(platforms)}</pre>" if platforms else "")
-        + '<p><a href="view.html">every episode, step by step (view.html)</a></p>'
-        + "<table><tr><th>task</th><th>success</th><th>CR</th>"
-        f"<th>actions</th><th>invalid</th><th>ended by</th><th>seconds</th></tr>{rows}</table>"
-    )

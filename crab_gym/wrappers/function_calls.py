@@ -276,8 +276,9 @@ class FunctionCalls(gym.Wrapper, gym.utils.RecordConstructorArgs):
     JSON object (a fenced ```json block or bare). A dict call may carry ``"device"`` (or ``"env"``) beside
     ``"arguments"``, and ``"tokens"`` or an OpenAI ``"usage": {"total_tokens": N}``. Tokens -- from
     ``tokens=``, the call dict or ``add_tokens()``, summed -- land in ``info["tokens"]`` for that step (the
-    runner sums them for CE); a step without any has no ``"tokens"`` key. A carried-out call is echoed in
-    ``info["tool_call"]``; a rejected one leaves ``info["invalid_action"]``.
+    runner sums them for CE); a step without any has no ``"tokens"`` key. Tokens of a turn that ends the
+    episode without a step (the agent raised) are handed over by ``take_tokens()``. A carried-out call is
+    echoed in ``info["tool_call"]``; a rejected one leaves ``info["invalid_action"]``.
 
     The tools do not change during an episode, so they are not repeated in ``info``: read ``tools()`` or
     ``json_mode_prompt()`` once. A wrapper below this one may change the actions (Set-of-Marks swapping
@@ -325,6 +326,13 @@ class FunctionCalls(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def add_tokens(self, n: int) -> None:
         """Tokens spent choosing the next action (reported in the next step's ``info["tokens"]``)."""
         self._pending_tokens = (self._pending_tokens or 0) + int(n)
+
+    def take_tokens(self) -> int | None:
+        """Hand over the tokens added since the last step (None if none) and forget them: for whoever ends
+        an episode without another step -- an agent that failed in the middle of a turn (``agent_error``)
+        after some of its calls had answered -- so that CE still counts every call."""
+        spent, self._pending_tokens = self._pending_tokens, None
+        return spent
 
     def step(self, call: Any, tokens: int | None = None):  # type: ignore[override]
         spent = self._take_tokens(call, tokens)

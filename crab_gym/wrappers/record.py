@@ -156,6 +156,9 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         not choose an action): closed as complete, its record failed with that reason."""
         if self.writer is None:
             return
+        spent = self._calls.take_tokens() if hasattr(self._calls, "take_tokens") else None
+        if spent is not None:  # the calls of the turn that failed count toward CE too
+            self._tokens = (self._tokens or 0) + spent
         info = {**self._last_info, "termination_reason": reason, "success": False}
         self._close("complete", info=info, ended_by=error or reason)
 
