@@ -1,0 +1,325 @@
+"""The desktop in a libvirt/QEMU virtual machine, reset by loading an internal snapshot in place.
+
+``backends={"ubuntu": "libvirt"}``: each env gets a worker domain of its own (``crab-desktop-w<N>``), cloned
+once from the domain ``crab-gym vm create`` made (its disk overlay carries the pristine snapshot).
+``"libvirt:<domain>"`` drives that domain itself. ``"...@<uri>"`` picks the libvirt URI (default
+``$CRAB_GYM_LIBVIRT_URI`` or ``qemu:///system``; ``qemu+ssh://host/system`` works unchanged).
+
+Input and frames go through QEMU (:class:`crab_gym.vm.display.VMDisplay`); state reads go to the probe
+agent in the guest, which answers named operations only. A reset is HMP ``loadvm`` in the running QEMU
+process, then a clock resync through the guest agent. A guest that stops answering makes the step fail with
+DeviceError; the next reset loads the snapshot again, or restarts the domain from it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import threading
+import time
+from pathlib import Path, PurePosixPath
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from crab_gym.envs.base import DeviceError
+from crab_gym.vm.connection import DEFAULT_URI, VMError, import_libvirt, open_connection
+from crab_gym.vm.display import VMDisplay
+from crab_gym.vm.domain import (
+    DEFAULT_DOMAIN,
+    POOL,
+    SNAPSHOT,
+    has_snapshot,
+    load_snapshot,
+    metadata,
+    storage_pool,
+)
+from crab_gym.vm.probe_client import ProbeClient
+from crab_gym.vm.recipe import GUEST_HOME
+
+MAX_WORKERS = 32
+TCG_SLOWDOWN = float(os.environ.get("CRAB_GYM_VM_SLOWDOWN", "5"))  # how much longer waits are under TCG
+
+
+def parse_backend(spec: str) -> tuple[str | None, str]:
+    """``libvirt[:<domain>][@<uri>]`` -> (domain or None for a worker clone, uri)."""
+    head, _, uri = spec.partition("@")
+    kind, _, domain = head.partition(":")
+    if kind != "libvirt":
+        raise ValueError(f"not a libvirt backend: {spec!r} (libvirt[:<domain>][@<uri>])")
+    return (domain or None), (uri or DEFAULT_URI)
+
+
+class _WorkerSlot:
+    """A machine-wide lock on worker number N of a template (one env per worker domain)."""
+
+    def __init__(self, template: str) -> None:
+        locks = Path(f"/tmp/.crab-gym-locks-{os.geteuid()}")
+        locks.mkdir(mode=0o700, exist_ok=True)
+        for n in range(MAX_WORKERS):
+            fd = os.open(locks / f"vm-{template}-{n}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.index, self._fd = n, fd
+            return
+        raise DeviceError(f"no free VM worker slot for {template} (all {MAX_WORKERS} in use)")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = -1
+
+
+class LibvirtSession:
+    """One desktop domain. ``start()`` once, ``reset()`` per episode, ``close()`` at the end."""
+
+    def __init__(
+        self, domain: str | None = None, uri: str = DEFAULT_URI, size: tuple[int, int] = (1280, 800)
+    ) -> None:
+        self.libvirt = import_libvirt()
+        self.uri, self.size = uri, size
+        self.template = domain or DEFAULT_DOMAIN
+        self.worker = domain is None
+        self.name = self.template
+        self.home = PurePosixPath(GUEST_HOME)
+        self.conn: Any = None
+        self.dom: Any = None
+        self.probe: ProbeClient | None = None
+        self.x: VMDisplay | None = None
+        self.slowdown = 1.0
+        self.last_reset_seconds = 0.0
+        self._slot: _WorkerSlot | None = None
+        self._started_here = False
+        self._clock: threading.Thread | None = None
+        self.clock_error = ""
+        self.clock_synced_at = 0.0
+
+    # ---- lifecycle ----------------------------------------------------------------------------
+    def start(self) -> None:
+        try:
+            self.conn = open_connection(self.uri)
+            if self.worker:
+                self._slot = _WorkerSlot(self.template)
+                self.name = f"{self.template}-w{self._slot.index}"
+                self._ensure_worker()
+            self.dom = self._lookup(self.name)
+            self.slowdown = 1.0 if "type='kvm'" in self.dom.XMLDesc(0) else TCG_SLOWDOWN
+            if not self.dom.isActive():
+                self.dom.createWithFlags(self.libvirt.VIR_DOMAIN_START_PAUSED)
+                self._started_here = True
+            if not has_snapshot(self.dom, SNAPSHOT):
+                raise DeviceError(f"domain {self.name} has no snapshot {SNAPSHOT!r} (crab-gym vm create)")
+            self.probe = ProbeClient(self.conn, self.dom, timeout=20.0 * self.slowdown)
+            self.x = VMDisplay(self.conn, self.dom, self.probe, self.size, screen_file=self._screen_file())
+            self.x.input_timeout = 5.0 * self.slowdown
+        except (VMError, self.libvirt.libvirtError) as e:
+            raise DeviceError(f"libvirt desktop {self.name}: {e}") from e
+        self.reset()
+
+    def reset(self) -> None:
+        """Load the pristine snapshot in place, check the probe answers, and resync the guest clock.
+
+        The clock is set through the guest agent, which libvirt sees reconnect 0.3-2 s after the load under
+        TCG; that happens on a thread of its own, so the reset returns once the desktop answers (the next
+        reset, or ``close``, waits for it).
+        """
+        if self.dom is None or self.probe is None or self.x is None:
+            raise DeviceError("the VM session is not started")
+        self.wait_clock()
+        started = time.monotonic()
+        try:
+            if not self.dom.isActive():
+                self.dom.createWithFlags(self.libvirt.VIR_DOMAIN_START_PAUSED)
+                self._started_here = True
+            load_snapshot(self.dom, SNAPSHOT)
+            if self.dom.state()[0] == self.libvirt.VIR_DOMAIN_PAUSED:
+                self.dom.resume()
+            self.probe.drain()
+            self.x.after_snapshot_load()
+            self.probe.call("ping", reply_within=10.0 * self.slowdown)
+        except (VMError, self.libvirt.libvirtError) as e:
+            raise DeviceError(f"reset of {self.name} failed: {e}") from e
+        self.last_reset_seconds = time.monotonic() - started
+        self._clock = threading.Thread(target=self._sync_clock, name=f"clock-{self.name}", daemon=True)
+        self._clock.start()
+
+    def wait_clock(self) -> None:
+        """Wait for the previous reset's clock resync; raise DeviceError if it failed."""
+        if self._clock is not None:
+            self._clock.join()
+            self._clock = None
+        if self.clock_error:
+            error, self.clock_error = self.clock_error, ""
+            raise DeviceError(error)
+
+    def _sync_clock(self) -> None:
+        """The snapshot's clock is the moment it was taken: set the guest's to ours (guest agent).
+
+        libvirt sees the agent's port close and reopen across the load, so "not connected" is retried
+        until the deadline; a failure is reported by the next reset.
+        """
+        deadline = time.monotonic() + 10.0 * self.slowdown
+        while True:
+            now = time.time_ns()
+            try:
+                self.dom.setTime({"seconds": now // 10**9, "nseconds": now % 10**9}, 0)
+                self.clock_synced_at = time.monotonic()
+                return
+            except self.libvirt.libvirtError as e:
+                if time.monotonic() > deadline:
+                    self.clock_error = f"clock resync of {self.name} (guest agent) failed: {e}"
+                    return
+            time.sleep(0.02)
+
+    def close(self) -> None:
+        if self._clock is not None:
+            self._clock.join()
+            self._clock = None
+        if self.probe is not None:
+            self.probe.close()
+            self.probe = None
+        self.x = None
+        # A worker domain is ours while we hold its slot (even if a dead process left it running).
+        if self.dom is not None and (self._started_here or self.worker):
+            try:
+                if self.dom.isActive():
+                    self.dom.destroy()
+            except self.libvirt.libvirtError:
+                pass
+        self.dom = None
+        if self.conn is not None:
+            try:
+                self.conn.close()
+            except self.libvirt.libvirtError:
+                pass
+            self.conn = None
+        if self._slot is not None:
+            self._slot.release()
+            self._slot = None
+
+    # ---- worker domains -------------------------------------------------------------------------
+    def _lookup(self, name: str) -> Any:
+        try:
+            return self.conn.lookupByName(name)
+        except self.libvirt.libvirtError as e:
+            hint = "run `crab-gym vm create`" if name == DEFAULT_DOMAIN else f"define {name} first"
+            raise DeviceError(f"no libvirt domain {name!r} at {self.uri}: {hint}") from e
+
+    def _ensure_worker(self) -> None:
+        """Clone the template's overlay (with its snapshot) and definition into this worker's domain, once
+        per template image."""
+        template = self._lookup(self.template)
+        want = metadata(template).get("image", "")
+        try:
+            dom = self.conn.lookupByName(self.name)
+            if metadata(dom).get("image", "") == want and not dom.isActive():
+                return
+            if dom.isActive():
+                if metadata(dom).get("image", "") == want:
+                    return
+                dom.destroy()
+            dom.undefine()
+        except self.libvirt.libvirtError:
+            pass
+        if template.isActive():
+            raise DeviceError(f"template domain {self.template} is running; stop it to clone workers from it")
+        pool = storage_pool(self.conn)
+        src = pool.storageVolLookupByName(f"{self.template}.qcow2")
+        dest_name = f"{self.name}.qcow2"
+        try:
+            pool.storageVolLookupByName(dest_name).delete(0)
+        except self.libvirt.libvirtError:
+            pass
+        dest_path = self._copy_volume(pool, src, dest_name)
+        root = ET.fromstring(template.XMLDesc(self.libvirt.VIR_DOMAIN_XML_INACTIVE))
+        root.find("name").text = self.name  # type: ignore[union-attr]
+        uuid = root.find("uuid")
+        if uuid is not None:
+            root.remove(uuid)
+        root.find("devices/disk/source").set("file", dest_path)  # type: ignore[union-attr]
+        self.conn.defineXML(ET.tostring(root, encoding="unicode"))
+
+    def _copy_volume(self, pool: Any, src: Any, name: str) -> str:
+        """A byte copy of ``src`` (qcow2 internal snapshots included): a file copy on this machine, a
+        download and upload through libvirt for a remote host."""
+        size = src.info()[1]
+        if self._is_local() and os.access(src.path(), os.R_OK):
+            dest = str(Path(src.path()).with_name(name))
+            shutil.copyfile(src.path(), dest)
+            owner = os.stat(src.path())
+            os.chown(dest, owner.st_uid, owner.st_gid)
+            pool.refresh(0)
+            return dest
+        vol = pool.createXML(
+            f"<volume><name>{name}</name><capacity>{size}</capacity>"
+            "<target><format type='raw'/></target></volume>",
+            0,
+        )
+        down, up = self.conn.newStream(0), self.conn.newStream(0)
+        src.download(down, 0, 0, 0)
+        vol.upload(up, 0, 0, 0)
+        down.recvAll(lambda _s, data, _o: up.send(data), None)
+        down.finish()
+        up.finish()
+        pool.refresh(0)
+        return vol.path()
+
+    def _is_local(self) -> bool:
+        return self.conn.getURI().startswith("qemu:///")
+
+    def _screen_file(self) -> str:
+        """Where QEMU may write frames on this machine (system: beside libvirt's QEMU state; session: our
+        runtime dir); empty for a remote host."""
+        if not self._is_local():
+            return ""
+        if self.conn.getURI().endswith("/system"):
+            base = Path("/var/lib/libvirt/qemu")
+            d = base / POOL
+            if os.geteuid() != 0 or not base.exists():
+                return ""
+            d.mkdir(exist_ok=True)
+            st = base.stat()
+            os.chown(d, st.st_uid, st.st_gid)
+            return str(d / f"{self.name}.ppm")
+        d = Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / "crab-gym-vm"
+        d.mkdir(mode=0o700, exist_ok=True)
+        return str(d / f"{self.name}.ppm")
+
+    # ---- what the desktop env uses -------------------------------------------------------------
+    def check(self) -> None:
+        """Raise DeviceError if the domain stopped mid-episode; the next reset starts it from the snapshot."""
+        try:
+            active = self.dom is not None and self.dom.isActive()
+        except self.libvirt.libvirtError:
+            active = False
+        if not active:
+            raise DeviceError(f"the VM {self.name} is not running")
+
+    def agent_client(self) -> ProbeClient:
+        if self.probe is None:
+            raise DeviceError("the VM session is not started")
+        return self.probe
+
+    def resolve(self, path: str) -> PurePosixPath:
+        """A session path (``~/x`` or ``/abs``) as the guest sees it; ``~`` is the guest user's HOME."""
+        if path == "~" or path.startswith("~/"):
+            return self.home / path[2:]
+        return PurePosixPath(path) if path.startswith("/") else self.home / path
+
+    def write_file(self, rel: str, data: bytes) -> PurePosixPath:
+        """Create a file in the guest (owned by the desktop user)."""
+        import base64
+
+        encoded = base64.b64encode(data).decode()
+        self.agent_client().call("write_file", path=str(self.resolve(rel)), data=encoded)
+        return self.resolve(rel)
+
+    def session_pids(self) -> list[int]:
+        return [p[0] for p in self.agent_client().call("processes")]
+
+    def identity(self) -> dict[str, Any]:
+        return {"domain": self.name, "uri": self.uri} if self.dom is not None else {}

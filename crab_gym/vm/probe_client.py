@@ -1,0 +1,128 @@
+"""The host side of the guest's probe agent: named operations over a virtio-serial channel.
+
+The channel is opened with ``virDomainOpenChannel`` as a libvirt stream, so it works the same on a local
+daemon and through a remote URI (``qemu+ssh://host/system``). Requests carry an id; an answer to an older
+request (one that timed out, or that a snapshot load cut short) is discarded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+from crab_gym.envs.base import DeviceError
+from crab_gym.vm.connection import import_libvirt
+
+PROBE_CHANNEL = "org.crabgym.probe.0"
+
+
+class ProbeClient:
+    """One open channel to the probe agent of a running domain."""
+
+    def __init__(self, conn: Any, dom: Any, timeout: float = 20.0, name: str = PROBE_CHANNEL) -> None:
+        self.libvirt = import_libvirt()
+        self.conn, self.dom, self.timeout, self.name = conn, dom, timeout, name
+        self._cond = threading.Condition()
+        self._buf = b""
+        self._broken = ""
+        self._next_id = 1
+        self._stream: Any = None
+        self._open()
+
+    def _open(self) -> None:
+        lv = self.libvirt
+        stream = self.conn.newStream(0)
+        try:
+            self.dom.openChannel(self.name, stream, lv.VIR_DOMAIN_CHANNEL_FORCE)
+        except lv.libvirtError as e:
+            raise DeviceError(f"cannot open the probe channel {self.name}: {e}") from e
+        self._stream = stream
+        self._broken = ""
+        reader = threading.Thread(target=self._read, args=(stream,), name=f"probe-{self.name}", daemon=True)
+        reader.start()
+
+    def _read(self, stream: Any) -> None:
+        """Receive on a thread of its own (a blocking stream needs no libvirt event loop, which a forked
+        vector-env worker could not run); ends when the channel closes or ``close`` aborts the stream."""
+        lv = self.libvirt
+        while True:
+            try:
+                data = stream.recv(65536)
+            except lv.libvirtError as e:
+                broken = f"channel error: {e}"
+                break
+            if not isinstance(data, bytes) or not data:
+                broken = "channel closed"
+                break
+            with self._cond:
+                if stream is self._stream:
+                    self._buf += data
+                    self._cond.notify_all()
+        with self._cond:
+            if stream is self._stream:
+                self._broken = broken
+                self._cond.notify_all()
+
+    def call(self, op: str, reply_within: float | None = None, **args: Any) -> Any:
+        """Ask the guest for ``op``; its result, or DeviceError (no answer in time, or an error answer)."""
+        if self._stream is None or self._broken:
+            self.reopen()
+        rid = self._next_id
+        self._next_id += 1
+        self._send(json.dumps({"id": rid, "op": op, "args": args}).encode() + b"\n")
+        wait = self.timeout if reply_within is None else reply_within
+        deadline = time.monotonic() + wait
+        with self._cond:
+            while True:
+                while b"\n" in self._buf:
+                    line, self._buf = self._buf.split(b"\n", 1)
+                    try:
+                        reply = json.loads(line)
+                    except ValueError:
+                        continue  # a fragment cut by a snapshot load
+                    if reply.get("id") != rid:
+                        continue
+                    if not reply.get("ok"):
+                        raise DeviceError(f"guest probe {op}: {reply.get('error')}")
+                    return reply.get("result")
+                if self._broken:
+                    raise DeviceError(f"guest probe {op}: {self._broken}")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise DeviceError(f"the guest's probe did not answer {op!r} within {wait:.0f} s")
+                self._cond.wait(left)
+
+    def _send(self, data: bytes) -> None:
+        lv = self.libvirt
+        view = memoryview(data)
+        while view:
+            try:
+                n = self._stream.send(bytes(view))
+            except lv.libvirtError as e:
+                self._broken = f"send failed: {e}"
+                raise DeviceError(f"guest probe channel: {self._broken}") from e
+            if n <= 0:
+                self._broken = "send failed"
+                raise DeviceError("guest probe channel: the stream refused data")
+            view = view[n:]
+
+    def drain(self) -> None:
+        """Forget any buffered bytes (after a snapshot load, answers in flight belong to the past)."""
+        with self._cond:
+            self._buf = b""
+
+    def reopen(self) -> None:
+        self.close()
+        self._open()
+
+    def close(self) -> None:
+        with self._cond:
+            stream, self._stream = self._stream, None
+            self._buf = b""
+        if stream is not None:
+            try:
+                stream.abort()  # wakes the reader thread, which then ends
+            except self.libvirt.libvirtError:
+                pass

@@ -1,0 +1,43 @@
+"""v0's desktop tasks on the libvirt VM, solved by the scripted agent with the xvfb backend's evaluators.
+
+Under software emulation (TCG) a desktop task takes about a minute, so the default run takes a slice that
+covers the terminal, the text editor, the file manager and a settings check; ``CRAB_VM=full`` runs every v0
+task that uses the desktop (desktop-only and cross-device, the phone simulated):
+
+    CRAB_VM=full .venv/bin/pytest -m vm tests/vm/test_vm_oracle.py
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from crab_gym.tasks import load_tasks
+from crab_gym.tasks.validate import run_check
+
+pytestmark = [pytest.mark.vm, pytest.mark.timeout(0)]
+
+SLICE = ("terminal_create_folder-0", "text_editor_write_file-0", "files_rename-0", "settings_color_scheme-0")
+
+
+def _tasks():
+    tasks = [t for t in load_tasks("v0") if "ubuntu" in t.platforms]
+    if os.environ.get("CRAB_VM") == "full":
+        return tasks
+    return [t for t in tasks if t.id in SLICE]
+
+
+def test_v0_desktop_tasks_solved_on_libvirt(vm_domain):
+    tasks = _tasks()
+    assert tasks
+    started = time.monotonic()
+    results = run_check(
+        tasks,
+        backends={"ubuntu": "libvirt", "android": "sim"},
+        on_result=lambda r: print(f"{r.task_id}: {r.problems or 'ok'} ({r.seconds:.0f} s)", flush=True),
+    )
+    failed = {r.task_id: r.problems for r in results if not r.ok}
+    print(f"{len(results) - len(failed)}/{len(results)} solved in {time.monotonic() - started:.0f} s")
+    assert not failed, failed

@@ -1,0 +1,79 @@
+"""The libvirt desktop in vector envs (one VM per worker) and through a URI that is not this machine's
+shortcut (``qemu+unix:///system``: screenshots, clones and uploads then go through libvirt streams, as for
+a remote ``qemu+ssh://`` host)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import crab_gym  # noqa: F401
+from crab_gym.core.tasks import Step, SubTaskTemplate, Task
+from crab_gym.envs.desktop import evaluators as ev
+
+pytestmark = [pytest.mark.vm, pytest.mark.timeout(1800)]
+
+NOTE = SubTaskTemplate(
+    id="vm_note",
+    description="Write {text} into the file {path} using the terminal.",
+    attributes={"path": "path", "text": "text"},
+    evaluator=lambda path, text: [ev.file_exists(path=path), ev.file_contains(path=path, text=text)],
+    solution=lambda path, text: [
+        Step("ubuntu", "search_application", {"name": "terminal"}),
+        Step("ubuntu", "write_text", {"text": f"printf '%s\\n' '{text}' > {path}\n"}),
+    ],
+    platforms=("ubuntu",),
+    apps=("terminal",),
+)
+
+
+def _task() -> Task:
+    sub = NOTE.instantiate(path="~/Documents/note.txt", text="crab <gym> ü")
+    return Task("vm-note", sub.instruction, [sub])
+
+
+def _batch(vec, action: tuple, n: int) -> tuple:
+    """The same (device, action, params) for ``n`` workers; parameters it does not set are sampled."""
+    space = vec.unwrapped.single_action_space[2]
+    full = [{**{k: s.sample() for k, s in space.spaces.items()}, **action[2]} for _ in range(n)]
+    params = {}
+    for k in full[0]:
+        values = [f[k] for f in full]
+        params[k] = tuple(values) if isinstance(values[0], str) else np.stack([np.asarray(v) for v in values])
+    return np.array([action[0]] * n), np.array([action[1]] * n), params
+
+
+def test_make_vec_gives_each_worker_its_own_vm(vm_domain):
+    vec = gym.make_vec(
+        "Crab-Desktop-v0", num_envs=2, vectorization_mode="async", tasks=[_task()],
+        backends={"ubuntu": "libvirt"}, max_steps=5,
+    )  # fmt: skip
+    try:
+        obs, info = vec.reset(seed=0)
+        assert obs["ubuntu"]["screen"].shape == (2, 800, 1280, 3)
+        ids = vec.call("device_ids")
+        domains = {i["ubuntu"]["domain"] for i in ids}
+        assert len(domains) == 2, ids
+        wait = vec.call("wait_action")[0]
+        obs, reward, terminated, truncated, info = vec.step(_batch(vec, wait, 2))
+        assert obs["ubuntu"]["screen"].shape == (2, 800, 1280, 3)
+    finally:
+        vec.close()
+
+
+def test_the_oracle_solves_a_task_through_libvirt_streams(vm_domain):
+    """The URI picks the stream paths a remote host uses; the task is solved the same way."""
+    from crab_gym.baselines import OracleAgent
+    from crab_gym.runner import run_episode
+
+    env = gym.make(
+        "Crab-Desktop-v0", tasks=[_task()], backends={"ubuntu": "libvirt@qemu+unix:///system"}, max_steps=6
+    )
+    try:
+        record = run_episode(env, OracleAgent(env), "vm-note")
+        sub = env.unwrapped.subenvs["ubuntu"]
+        assert sub.session.x.screen_file == "", "a non-local URI must not use the local screendump file"
+        assert record.success, record
+    finally:
+        env.close()
