@@ -105,6 +105,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from crab_gym.baselines.llm import STRUCTURES
+    from crab_gym.distributed import ray_options
     from crab_gym.eval.run import run_eval
 
     devices = tuple(args.devices.split(","))
@@ -143,6 +144,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         out, env_id, devices, args.agent, args.tasks, name=name, episodes_per_task=args.episodes_per_task,
         jobs=args.jobs, seed=args.seed, max_steps=max_steps, limit=args.limit, agent_options=options,
         llm_marks=args.marks, llm_ocr=args.ocr or None, on_episode=show, progress=not args.quiet,
+        ray=ray_options(args),
     )  # fmt: skip
     from crab_gym.core.metrics import Metrics
     from crab_gym.eval.platforms import platform_table
@@ -172,7 +174,6 @@ def _cmd_phone(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `crab-gym tasks list | head` ends quietly
     p = argparse.ArgumentParser(prog="crab-gym", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("tasks", help="list, show, generate or validate tasks")
@@ -226,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", default="", help="run folder (default runs/eval/AGENT-TASKS); re-run to resume")
+    from crab_gym.distributed import add_ray_arguments
+
+    add_ray_arguments(e)  # --ray, --ray-address, --ray-actors: --jobs is then per actor
     e.set_defaults(func=_cmd_eval)
     cmp = sub.add_parser("compare", help="several eval runs side by side, per platform")
     cmp.add_argument("runs", nargs="+", help="run folders written by crab-gym eval")
@@ -235,15 +239,30 @@ def main(argv: list[str] | None = None) -> int:
 
     add_parsers(sub)
     add_play_parsers(sub)
+    from crab_gym.baselines.train_command import add_parsers as add_train_parsers
+
+    add_train_parsers(sub)
+    from crab_gym.vm.commands import add_parsers as add_vm_parsers
+
+    add_vm_parsers(sub)  # crab-gym vm build-image|create|status|remove
     ph = sub.add_parser("phone", help="the simulated phone")
     ph.add_argument("action", choices=["serve"], help="serve it as an adb device (adb connect HOST:PORT)")
     ph.add_argument("--port", type=int, default=5555)
-    ph.add_argument("--host", default="127.0.0.1")
+    ph.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1: this machine only; others warn)",
+    )
     ph.add_argument("--seed", type=int, default=0)
     ph.add_argument("--width", type=int, default=1080)
     ph.add_argument("--height", type=int, default=2400)
     ph.set_defaults(func=_cmd_phone)
     args = p.parse_args(argv)
+    if args.command in ("tasks", "compare"):
+        # `crab-gym tasks list | head` ends quietly. Only for commands that just print: a server or a
+        # parent of workers must see EPIPE as an error, not die of the signal (`phone serve` did, when an
+        # adb host hung up while replies were still going out).
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     return int(args.func(args))
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import numpy as np
@@ -30,7 +30,10 @@ from crab_gym.core.metrics import EpisodeRecord, aggregate
 from crab_gym.data.episode import finished_ids, load_episodes, safe_id
 from crab_gym.wrappers.record import RecordEpisodes
 
-__all__ = ["CollectWorker", "Job", "collect", "plan_jobs", "run_records"]
+if TYPE_CHECKING:
+    from crab_gym.distributed.options import RayOptions
+
+__all__ = ["CollectWorker", "Job", "collect", "plan_jobs", "run_jobs", "run_records", "worker_wrappers"]
 
 AGENTS = ("oracle", "random", "llm")
 
@@ -108,7 +111,8 @@ class CollectWorker(gym.Wrapper):
         except AgentError as e:
             error = f"{type(e).__name__}: {e}"
             self._agent_error = {"termination_reason": "agent_error", "error": error, "success": False,
-                                 "task_id": self._info.get("task_id")}  # fmt: skip
+                                 "task_id": self._info.get("task_id"),
+                                 "completion_ratio": self._info.get("completion_ratio", 0.0)}  # fmt: skip
             return None
 
     def step(self, action: Any):
@@ -141,6 +145,28 @@ def _filler_action(space: gym.Space) -> Any:
     return space.sample()
 
 
+def worker_wrappers(
+    out: str | os.PathLike[str],
+    agent: str,
+    seed: int = 0,
+    agent_options: Mapping[str, Any] | None = None,
+    record_options: Mapping[str, Any] | None = None,
+    llm_marks: bool = True,
+    llm_ocr: str | None = None,
+    record: bool = True,
+) -> list[Callable[[gym.Env], gym.Env]]:
+    """The wrappers of a collect worker, innermost first: the LLM's interface, the recorder (into ``out``)
+    and the CollectWorker."""
+    wrappers: list[Callable[[gym.Env], gym.Env]] = []
+    if agent == "llm":
+        wrappers.append(partial(_wrap_llm, marks=llm_marks, ocr=llm_ocr))
+    if record:
+        wrappers.append(partial(RecordEpisodes, out_dir=out, **dict(record_options or {})))
+    options = {"seed": seed, **dict(agent_options or {})}
+    wrappers.append(partial(CollectWorker, agent=agent, agent_options=options))
+    return wrappers
+
+
 def collect(
     out: str | os.PathLike[str],
     env_id: str = "Crab-Android-v0",
@@ -158,13 +184,15 @@ def collect(
     on_episode: Callable[[dict[str, Any]], None] | None = None,
     progress: bool = True,
     record: bool = True,
+    ray: RayOptions | None = None,
 ) -> dict[str, Any]:
     """Record ``episodes_per_task`` episodes of ``agent`` on every task into ``out``; returns a summary.
 
     The tasks are those of ``gym.make(env_id, tasks=tasks)`` that fit its devices (``limit``: the first
     N). Complete episodes already in ``out`` are skipped. ``records.jsonl``, ``metrics.json`` and
     ``collect.json`` (this call's settings) are written over all complete episodes of ``out``.
-    ``record=False`` runs the same loop without the recorder (a baseline for its cost).
+    ``record=False`` runs the same loop without the recorder (a baseline for its cost). ``ray``: run the
+    jobs on Ray actors, each with a vector env of ``num_envs`` workers (``crab_gym.distributed``).
     """
     from crab_gym.env import _resolve_tasks
 
@@ -188,14 +216,19 @@ def collect(
     started = time.perf_counter()
     steps, loop = 0, 0.0
     if jobs:
-        wrappers: list[Callable[[gym.Env], gym.Env]] = []
-        if agent == "llm":
-            wrappers.append(partial(_wrap_llm, marks=llm_marks, ocr=llm_ocr))
-        if record:
-            wrappers.append(partial(RecordEpisodes, out_dir=out, **dict(record_options or {})))
-        options = {"seed": seed, **dict(agent_options or {})}
-        wrappers.append(partial(CollectWorker, agent=agent, agent_options=options))
-        steps, loop, failed = _run(env_id, jobs, num_envs, env_kwargs, wrappers, on_episode, progress)
+        worker = {"agent": agent, "seed": seed, "agent_options": agent_options,
+                  "record_options": record_options, "llm_marks": llm_marks, "llm_ocr": llm_ocr,
+                  "record": record}  # fmt: skip
+        if ray is not None:
+            from crab_gym.distributed.actors import run_on_ray
+
+            settings["ray"] = ray.describe()
+            (out / "collect.json").write_text(json.dumps(settings, indent=1, default=str))
+            run = run_on_ray(ray, out, env_id, jobs, num_envs, env_kwargs, worker, on_episode, progress)
+        else:
+            wrappers = worker_wrappers(out, **worker)
+            run = run_jobs(env_id, list(jobs), num_envs, env_kwargs, wrappers, on_episode, progress)
+        steps, loop, failed = run
         with open(out / "failed.jsonl", "a", encoding="utf-8") as f:  # a job that failed twice
             for job, error in failed:
                 f.write(json.dumps({"episode_id": job.episode_id, "task_id": job.task_id, "seed": job.seed,
@@ -241,7 +274,7 @@ def run_records(out: str | os.PathLike[str]) -> list[EpisodeRecord]:
     return records
 
 
-def _run(
+def run_jobs(
     env_id: str,
     jobs: list[Job],
     num_envs: int,
@@ -253,14 +286,16 @@ def _run(
     """Run the jobs on a vector env of ``num_envs`` workers: (steps taken, seconds of the loop, failed jobs).
 
     A worker that raises or dies takes the vector env down with it: the env is rebuilt and the episodes
-    that were running are tried once more, then given up as failed (with the error)."""
+    that were running are tried once more, then given up as failed (with the error). ``jobs`` is consumed
+    like a queue (``pop(0)``; a job to retry goes back with ``insert(0, job)``): a list, or one that pulls
+    its jobs from elsewhere (``crab_gym.distributed``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     n = max(1, min(num_envs, len(jobs)))
-    queue = list(jobs)
+    queue = jobs
     tries: dict[Job, int] = {}
     failed: list[tuple[Job, str]] = []
-    counts = {"steps": 0, "finished": 0, "ok": 0}
+    counts = {"steps": 0, "finished": 0, "ok": 0, "cr": 0.0}
     seconds = 0.0
     columns = [TextColumn("[bold]collect"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.fields[rate]}")]  # fmt: skip
@@ -320,11 +355,11 @@ def _dead_workers(vec: Any, wait: float = 3.0) -> set[int]:
         time.sleep(0.02)
 
 
-def _show(bar: Any, task: Any, counts: dict[str, int], before: float, t0: float) -> None:
+def _show(bar: Any, task: Any, counts: dict[str, float], before: float, t0: float) -> None:
     elapsed = before + time.perf_counter() - t0
     done = counts["finished"]
     rate = f"{done / elapsed:.2f} ep/s  {counts['steps'] / elapsed:.1f} steps/s"
-    rate += f"  SR {counts['ok'] / max(done, 1):.0%}"
+    rate += f"  SR {counts['ok'] / max(done, 1):.0%}  CR {counts['cr'] / max(done, 1):.0%}"
     bar.update(task, completed=done, rate=rate)
 
 
@@ -360,11 +395,13 @@ def _loop(
             counts["finished"] += 1
             success = bool(infos.get("success", np.zeros(n, bool))[i])
             counts["ok"] += success
+            cr = float(infos.get("completion_ratio", np.zeros(n))[i])
+            counts["cr"] += cr
             if on_episode is not None:
                 reason = str(infos["termination_reason"][i])
-                on_episode(
-                    {"task_id": str(infos["task_id"][i]), "success": success, "termination_reason": reason}
-                )
+                on_episode({"task_id": str(infos["task_id"][i]), "success": success,
+                            "termination_reason": reason, "completion_ratio": cr,
+                            "episode_id": current[i].episode_id})  # fmt: skip
             current[i] = None
         if ended.any() and queue:
             assign(ended)

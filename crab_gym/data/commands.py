@@ -38,6 +38,7 @@ def export(run: str, to: str, out: str, dataset_id: str = "") -> str:
 
 def _cmd_collect(args: argparse.Namespace) -> int:
     from crab_gym.data.collect import collect
+    from crab_gym.distributed import ray_options
 
     formats = [f for f in args.format.split(",") if f]
     bad = [f for f in formats if f not in ("native", *EXPORTS)]
@@ -71,6 +72,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
         llm_marks=args.marks,
         llm_ocr=args.ocr or None,
         limit=args.limit,
+        ray=ray_options(args),
     )
     print(
         f"{summary['ran']} episodes recorded, {summary['skipped']} already complete, "
@@ -123,6 +125,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``collect``, ``replay``, ``view`` and ``export`` to the ``crab-gym`` parser."""
+    from crab_gym.distributed import add_ray_arguments
+
     c = sub.add_parser("collect", help="record agents' rollouts on async vector envs (resumable)")
     c.add_argument("--agent", default="oracle", choices=["oracle", "random", "llm"])
     c.add_argument("--tasks", default="v0", help="task set name or JSON file")
@@ -146,6 +150,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     c.add_argument("--marks", action=argparse.BooleanOptionalAction, default=True, help="llm: Set-of-Marks")
     c.add_argument("--ocr", default="", help="llm: an OCR engine for marks too")
+    add_ray_arguments(c)
     c.set_defaults(func=_cmd_collect)
     r = sub.add_parser("replay", help="re-execute recorded episodes and check node states and rewards match")
     r.add_argument("dir", help="a run folder or one episode folder")

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from crab_gym.eval.platforms import metrics_by_platform, platform_table
+from crab_gym.eval.platforms import metrics_by_platform
 
 
 def run_eval(
@@ -31,27 +31,27 @@ def run_eval(
     on_episode: Callable[[dict[str, Any]], None] | None = None,
     progress: bool = True,
     view: bool = True,
+    ray: Any = None,
 ) -> dict[str, Any]:
     """Evaluate ``agent`` (``jobs`` episodes at once, each worker with its own devices) and write the run's
     metrics and report into ``out``; re-running with the same ``out`` skips finished episodes. Returns the
-    metrics as written to ``metrics.json`` (overall at the top, ``platforms`` per platform)."""
+    metrics as written to ``metrics.json`` (overall at the top, ``platforms`` per platform). ``ray`` (a
+    ``crab_gym.distributed.RayOptions``): run on Ray actors, each with ``jobs`` workers."""
     from crab_gym.data.collect import collect, run_records
     from crab_gym.env import _resolve_tasks
-    from crab_gym.runner import write_report
+    from crab_gym.eval.report import write_report
 
     out = Path(out)
     env_kwargs = {"devices": tuple(devices), "max_steps": max_steps}
     collect(out, env_id=env_id, agent=agent, tasks=tasks, episodes_per_task=episodes_per_task,
             num_envs=jobs, seed=seed, env_kwargs=env_kwargs, agent_options=agent_options, llm_marks=llm_marks,
-            llm_ocr=llm_ocr, limit=limit, on_episode=on_episode, progress=progress)  # fmt: skip
+            llm_ocr=llm_ocr, limit=limit, on_episode=on_episode, progress=progress, ray=ray)  # fmt: skip
     records = run_records(out)
     if not records:
         raise RuntimeError(f"{out}: no episode finished")
     platforms = {t.id: t.platforms for t in _resolve_tasks(tasks, {*devices, "root"})}
     by_platform = metrics_by_platform(records, platforms)
     title = f"{name or agent} on {tasks if isinstance(tasks, str) else 'a task list'} ({','.join(devices)})"
-    write_report(out, records, by_platform["overall"], title=f"crab-gym: {title}",
-                 platforms=platform_table(by_platform, title=title))  # fmt: skip
     metrics = {**by_platform["overall"].to_dict(), "agent": name or agent, "env_id": env_id,
                "tasks": tasks if isinstance(tasks, str) else list(tasks),
                "platforms": {p: m.to_dict() for p, m in by_platform.items()}}  # fmt: skip
@@ -60,4 +60,5 @@ def run_eval(
         from crab_gym.data.view import write_view
 
         write_view(out)
+    write_report(out, platforms, title=f"crab-gym: {title}")  # after view.html, which it links
     return metrics
