@@ -105,6 +105,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from crab_gym.baselines.llm import STRUCTURES
+    from crab_gym.baselines.llm.options import llm_options
     from crab_gym.distributed import ray_options
     from crab_gym.eval.run import run_eval
 
@@ -130,8 +131,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         return 2
     options: dict = {}
     if args.agent == "llm":
-        options = {"model": args.model, "base_url": args.base_url or None, "json_mode": args.json_mode,
-                   "structure": args.structure}  # fmt: skip
+        options = llm_options(args)
     name = f"{args.agent} ({args.structure})" if args.agent == "llm" else args.agent
     out = args.out or f"runs/eval/{args.agent}-{Path(args.tasks).stem}"
     console = Console(stderr=True, width=120)
@@ -195,15 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     t.set_defaults(func=_cmd_tasks)
     e = sub.add_parser("eval", help="run an agent over tasks and print the metrics table")
     e.add_argument("--agent", default="oracle", help="oracle | random | llm")
-    e.add_argument("--model", default="", help="llm: the model name the server knows")
-    e.add_argument("--base-url", default="", help="llm: a Chat Completions server (default: OPENAI_BASE_URL)")
-    e.add_argument("--json-mode", action="store_true", help="llm: calls as JSON in text, no tools")
-    e.add_argument(
-        "--structure",
-        default="single",
-        help="llm: single | by-function (planner + tool agent) | by-environment (a sub-agent per device) "
-        "| reflective (a summary of each step)",
-    )
+    from crab_gym.baselines.llm.options import add_llm_arguments
+
+    add_llm_arguments(e)
     e.add_argument(
         "--marks",
         action=argparse.BooleanOptionalAction,

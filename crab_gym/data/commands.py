@@ -52,8 +52,9 @@ def _cmd_collect(args: argparse.Namespace) -> int:
                 "--agent llm needs --model (and --base-url for a server other than OpenAI's)", file=sys.stderr
             )
             return 2
-        agent_options = {"model": args.model, "base_url": args.base_url or None, "json_mode": args.json_mode,
-                         "structure": args.structure}  # fmt: skip
+        from crab_gym.baselines.llm.options import llm_options
+
+        agent_options = llm_options(args)
     env_kwargs: dict = {"max_steps": args.max_steps}
     if args.android_backend:
         env_kwargs["backends"] = {"android": args.android_backend}
@@ -142,12 +143,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--downscale", type=float, default=None, help="store device screens scaled by this")
     c.add_argument("--elements", action=argparse.BooleanOptionalAction, default=True, help="keep UI elements")
     c.add_argument("--android-backend", default="", help="sim (default), adb-sim, adb:<serial>, ...")
-    c.add_argument("--model", default="", help="llm: the model name the server knows")
-    c.add_argument("--base-url", default="", help="llm: a Chat Completions server")
-    c.add_argument("--json-mode", action="store_true", help="llm: calls as JSON in text, no tools")
-    c.add_argument(
-        "--structure", default="single", help="llm: single | by-function | by-environment | reflective"
-    )
+    from crab_gym.baselines.llm.options import add_llm_arguments
+
+    add_llm_arguments(c)
     c.add_argument("--marks", action=argparse.BooleanOptionalAction, default=True, help="llm: Set-of-Marks")
     c.add_argument("--ocr", default="", help="llm: an OCR engine for marks too")
     add_ray_arguments(c)

@@ -170,3 +170,36 @@ def test_cli_eval_runs_an_llm_from_a_server(tmp_path):
     assert metrics["n"] == 2 and metrics["SR"] == 0.0, metrics
     assert metrics["termination_shares"]["false_completion"] == 1.0 and metrics["CE"] is not None, metrics
     assert len(server.requests) == 2 and all("Marks on android" in json.dumps(r) for r in server.requests)
+
+
+def test_cli_eval_passes_the_image_options_to_the_agent(tmp_path):
+    """`--image-format jpeg --max-side 320`: the screens reach the server as JPEG no larger than 320 px."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    server = ChatServer(lambda request: tool_call(len(server.requests), "complete", {"device": "root"}))
+    try:
+        res = subprocess.run(
+            [
+                sys.executable, "-m", "crab_gym.cli", "eval", "--agent", "llm", "--model", "scripted",
+                "--base-url", server.base_url, "--devices", "android", "--tasks", "v0", "--limit", "1",
+                "--image-format", "jpeg", "--max-side", "320", "--history", "1", "--out", str(tmp_path),
+            ],
+            capture_output=True, text=True, timeout=300, env={**os.environ, "OPENAI_API_KEY": "test"},
+        )  # fmt: skip
+    finally:
+        server.close()
+    assert res.returncode == 0, res.stderr[-2000:]
+    urls = [
+        part["image_url"]["url"]
+        for r in server.requests
+        for m in r["messages"]
+        if isinstance(m.get("content"), list)
+        for part in m["content"]
+        if part.get("type") == "image_url"
+    ]
+    assert urls and all(u.startswith("data:image/jpeg;base64,") for u in urls)
+    img = Image.open(io.BytesIO(base64.b64decode(urls[0].split(",", 1)[1])))
+    assert img.format == "JPEG" and max(img.size) <= 320

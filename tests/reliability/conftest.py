@@ -1,4 +1,4 @@
-"""Markers of the reliability tier (the lead registers them in pyproject.toml too)."""
+"""Markers of the reliability tier (registered in pyproject.toml too, for runs from another folder)."""
 
 from __future__ import annotations
 
