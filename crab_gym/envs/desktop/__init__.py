@@ -182,7 +182,7 @@ class DesktopEnv(SubEnv):
         "no_launcher"/"no_match"). Waits for an app's start-up only while it works (see LaunchWatch)."""
         watch = LaunchWatch(self.x, self._session())
         self.x.key_combo(["super"])
-        if not self._wait(lambda: self._rofi_ready(), 5.0):
+        if not self._await_launcher(watch):
             return "no_launcher"
         self.x.type_text(name)
         self.settle(quiet=0.05, timeout=1.0)
@@ -242,6 +242,18 @@ class DesktopEnv(SubEnv):
                 return False
             time.sleep(poll)
         return True
+
+    def _await_launcher(self, watch: LaunchWatch, start: float = 1.0, bound: float = 5.0) -> bool:
+        """After Super: True once rofi is up. False once ``start`` s pass with no new session process (the
+        key went to a grab, e.g. an open menu's, so the window manager never saw it), or after ``bound``."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < bound:
+            if self._rofi_ready():
+                return True
+            if time.monotonic() - t0 >= start and not self._rofi_running() and not watch.new_pids():
+                return False
+            time.sleep(0.02)
+        return False
 
     def _rofi_ready(self) -> bool:
         if not self._rofi_running():

@@ -171,3 +171,17 @@ def test_two_click_actions_on_one_spot_stay_two_clicks(desk):
     desk.execute(desk.action("click"), {"point": word})
     desk.settle()
     assert _primary(desk) == "", "the second click selected a word: it was taken as a double-click"
+
+
+def test_launcher_behind_an_open_menu_reports_no_launcher(desk):
+    """An open menu grabs the keyboard, so Super never reaches the window manager: the launch says so
+    (instead of typing the name into the menu) and the menu stays as it was."""
+    desk.reset()
+    assert desk.launch_from_launcher("text editor") == "window"
+    w, h = desk.screen_size
+    desk.x.click(w // 2, h // 2, button=3)  # mousepad's context menu (right button)
+    desk.settle()
+    menus = [e for e in desk.ui_elements() if e.role == "menu item"]
+    assert menus, "no context menu opened"
+    assert desk.launch_from_launcher("terminal") == "no_launcher"
+    assert not any(p.name in ("rofi", "xfce4-terminal") for p in desk.state().processes())
