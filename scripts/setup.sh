@@ -12,7 +12,7 @@ DEBS=(
   libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-gtk3
   python3 python3-venv python3-dev python3-gi python3-pyatspi gir1.2-atspi-2.0 gir1.2-gtk-3.0
   fonts-dejavu-core xfonts-base sqlite3 procps psmisc adb tesseract-ocr tesseract-ocr-eng
-  chromium chromium-driver fonts-roboto fonts-material-design-icons-iconfont gir1.2-wnck-3.0
+  chromium chromium-driver fonts-roboto fonts-material-design-icons-iconfont gir1.2-wnck-3.0 iproute2
 )
 
 SUDO=""

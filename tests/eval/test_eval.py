@@ -4,6 +4,8 @@ and runs compared side by side."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -62,3 +64,9 @@ def test_two_jobs_give_the_same_records_as_one_and_a_rerun_resumes(tmp_path):
     (tmp_path / "bad" / "metrics.json").write_text("{")
     with pytest.raises(ValueError, match=r"bad/metrics.json: cannot read"):
         compare_table([str(tmp_path / "bad")])
+
+    cli = [sys.executable, "-m", "crab_gym.cli", "compare"]  # the command prints the same table
+    res = subprocess.run([*cli, str(tmp_path / "one"), str(tmp_path / "two")], capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.strip() == table.strip(), res.stderr
+    res = subprocess.run([*cli, str(tmp_path / "bad")], capture_output=True, text=True)
+    assert res.returncode == 1 and "bad/metrics.json: cannot read" in res.stderr
