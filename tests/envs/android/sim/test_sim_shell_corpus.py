@@ -15,7 +15,7 @@ import re
 import pytest
 
 CORPUS = [
-    # AndroidViewClient (ViewClient.dump with uiautomator)
+    # AndroidViewClient, src/com/dtmilano/android/viewclient.py (ViewClient.dump with uiautomator)
     (
         "cp /dev/null /sdcard/window_dump.xml && uiautomator dump /sdcard/window_dump.xml >/dev/null"
         " && cat /sdcard/window_dump.xml",
@@ -23,7 +23,7 @@ CORPUS = [
         r"<hierarchy rotation=\"0\">.*</hierarchy>\Z",
         0,
     ),
-    # android_world adb_utils
+    # android_world, android_world/env/adb_utils.py
     ("dumpsys input | grep physicalFrame", r"physicalFrame=\[0, 0, 1080, 2400\]", 0),
     ("dumpsys input | grep logicalFrame", r"logicalFrame=\[0, 0, 1080, 2400\]", 0),
     ("dumpsys window | grep mCurrentRotation", r"mCurrentRotation=ROTATION_0", 0),
@@ -32,7 +32,7 @@ CORPUS = [
     ("uiautomator dump /sdcard/window_dump.xml", r"UI hierchary dumped to: /sdcard/window_dump.xml", 0),
     ("cat /sdcard/window_dump.xml", r"\A<\?xml .*</hierarchy>\Z", 0),
     ("dumpsys window | grep mCurrentFocus", r"mCurrentFocus=Window\{\w+ u0 [\w.]+/[\w.]+\}", 0),
-    # adbutils
+    # adbutils, adbutils/_device.py (dump_hierarchy, window_size, current_app and the getprop helpers)
     (
         "rm -f /data/local/tmp/uidump.xml; uiautomator dump /data/local/tmp/uidump.xml && echo success",
         r"success\n\Z",
@@ -46,7 +46,7 @@ CORPUS = [
     ("dumpsys battery", r"level: 100", 0),
     ("pm list packages", r"package:com.android.settings\n", 0),
     ("ls -l /sdcard", r"drwx\S* +\d+ root sdcard_rw +\d+ [\d-]+ [\d:]+ Download\n", 0),
-    # process and service probes (uiautomator2, appium, scripts)
+    # process and service probes (uiautomator2, appium-adb; android_env reads `am stack list`)
     ("pidof com.android.systemui", r"\A\d+\n\Z", 0),
     ("pidof no.such.process", r"\A\Z", 1),
     ("ps -A | grep com.android.systemui", r"u0_a\d+ +\d+ +\d+ .* S com.android.systemui\n", 0),
@@ -58,7 +58,7 @@ CORPUS = [
     ),
     ("am stack list", r"RootTask id=\d+ bounds=\[0,0\]\[1080,2400\] displayId=0.*taskId=\d+: ", 0),
     ("dumpsys no_such_service", r"\A\Z", 0),
-    # shell features scripts rely on
+    # shell features the tools' scripts rely on (not one tool's lines)
     ("echo $((6*7))", r"\A42\n\Z", 0),
     ("[ -f /sdcard/missing ] && echo yes || echo no", r"\Ano\n\Z", 0),
     ("[ -f /sdcard/missing ]", r"\A\Z", 1),
