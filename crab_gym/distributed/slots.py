@@ -9,21 +9,14 @@ and a process that dies frees its slots.
 
 from __future__ import annotations
 
-import fcntl
-import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
+
+from crab_gym.envs.slot_lock import SlotLock
 
 __all__ = ["MAX_SLOTS", "DeviceSlot", "resolve_backends", "slot_limit"]
 
 MAX_SLOTS = 64
-
-
-def _lock_dir() -> Path:
-    path = Path(f"/tmp/.crab-gym-locks-{os.geteuid()}")
-    path.mkdir(mode=0o700, exist_ok=True)
-    return path
 
 
 class DeviceSlot:
@@ -33,25 +26,15 @@ class DeviceSlot:
     def __init__(self, prefer: int = 0, limit: int = MAX_SLOTS) -> None:
         if not 1 <= limit <= MAX_SLOTS:
             raise ValueError(f"slot limit must be in 1..{MAX_SLOTS}, got {limit}")
-        locks = _lock_dir()
         start = prefer % limit
-        for n in [*range(start, limit), *range(start)]:
-            fd = os.open(locks / f"device-slot{n}.lock", os.O_CREAT | os.O_RDWR, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            self.index, self._fd = n, fd
-            return
-        raise RuntimeError(f"no free device slot on this machine (all {limit} are held)")
+        self._lock = SlotLock("device-slot", [*range(start, limit), *range(start)])
+        if self._lock.index is None:
+            raise RuntimeError(f"no free device slot on this machine (all {limit} are held)")
+        self.index: int = self._lock.index
 
     def release(self) -> None:
         """Free the slot (idempotent)."""
-        if self._fd >= 0:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = -1
+        self._lock.release()
 
     def __repr__(self) -> str:
         return f"DeviceSlot({self.index})"

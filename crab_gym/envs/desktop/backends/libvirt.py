@@ -13,7 +13,6 @@ DeviceError; the next reset loads the snapshot again, or restarts the domain fro
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import threading
@@ -23,6 +22,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from crab_gym.envs.base import DeviceError
+from crab_gym.envs.slot_lock import SlotLock
 from crab_gym.vm.connection import DEFAULT_URI, VMError, import_libvirt, open_connection
 from crab_gym.vm.display import VMDisplay
 from crab_gym.vm.domain import (
@@ -54,24 +54,13 @@ class _WorkerSlot:
     """A machine-wide lock on worker number N of a template (one env per worker domain)."""
 
     def __init__(self, template: str) -> None:
-        locks = Path(f"/tmp/.crab-gym-locks-{os.geteuid()}")
-        locks.mkdir(mode=0o700, exist_ok=True)
-        for n in range(MAX_WORKERS):
-            fd = os.open(locks / f"vm-{template}-{n}.lock", os.O_CREAT | os.O_RDWR, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            self.index, self._fd = n, fd
-            return
-        raise DeviceError(f"no free VM worker slot for {template} (all {MAX_WORKERS} in use)")
+        self._lock = SlotLock(f"vm-{template}-", range(MAX_WORKERS))
+        if self._lock.index is None:
+            raise DeviceError(f"no free VM worker slot for {template} (all {MAX_WORKERS} in use)")
+        self.index: int = self._lock.index
 
     def release(self) -> None:
-        if self._fd >= 0:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = -1
+        self._lock.release()
 
 
 class LibvirtSession:

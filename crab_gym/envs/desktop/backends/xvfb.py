@@ -9,7 +9,6 @@ process of the session, restores HOME and starts the session clients again.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import pwd
 import secrets
@@ -30,6 +29,7 @@ from crab_gym.envs.desktop.cpu import cpu_demand_ns
 from crab_gym.envs.desktop.panel import DESKTOP_NOW, Panel
 from crab_gym.envs.desktop.wallpaper import draw_wallpaper, set_root_background
 from crab_gym.envs.desktop.x11 import X11Display
+from crab_gym.envs.slot_lock import SlotLock
 
 TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
 AGENT_SOURCE = Path(__file__).resolve().parent.parent / "session_agent.py"
@@ -98,28 +98,17 @@ class Slot:
     """
 
     def __init__(self) -> None:
-        locks = Path(f"/tmp/.crab-gym-locks-{os.geteuid()}")
-        locks.mkdir(mode=0o700, exist_ok=True)
         RUN_ROOT.mkdir(parents=True, exist_ok=True)
-        for n in range(MAX_SLOTS):
-            fd = os.open(locks / f"slot{n}.lock", os.O_CREAT | os.O_RDWR, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            self.index, self._fd = n, fd
-            self.dir = RUN_ROOT / f"s{n}"
-            self.user = _ensure_user(f"crabgym-s{n}")
-            self.netns = _ensure_netns(f"crabgym-s{n}") if self.user.dedicated else None
-            return
-        raise DeviceError(f"no free desktop slot (all {MAX_SLOTS} are in use)")
+        self._lock = SlotLock("slot", range(MAX_SLOTS))
+        if self._lock.index is None:
+            raise DeviceError(f"no free desktop slot (all {MAX_SLOTS} are in use)")
+        n = self.index = self._lock.index
+        self.dir = RUN_ROOT / f"s{n}"
+        self.user = _ensure_user(f"crabgym-s{n}")
+        self.netns = _ensure_netns(f"crabgym-s{n}") if self.user.dedicated else None
 
     def release(self) -> None:
-        if self._fd >= 0:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = -1
+        self._lock.release()
 
 
 class XvfbSession:
