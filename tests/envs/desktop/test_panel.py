@@ -175,6 +175,7 @@ def test_panel_survives_resets_and_is_restarted_when_killed(env):
     env.reset(seed=0, options={"task": TASK})
     assert session.panel.pid == pid, "the panel was restarted by a plain reset"
     os.kill(pid, 9)
+    session.panel.proc.wait(timeout=10)  # SIGKILL lands asynchronously: reset once the panel is gone
     env.reset(seed=0, options={"task": TASK})
     assert session.panel.pid != pid and session.panel.alive()
     assert "Applications" in {m.name for m in env.marks["ubuntu"]}
