@@ -95,18 +95,32 @@ class ProbeClient:
                 self._cond.wait(left)
 
     def _send(self, data: bytes) -> None:
-        lv = self.libvirt
-        view = memoryview(data)
-        while view:
+        """Write a request, bounded by ``timeout``: a blocking stream's send can wait forever when the
+        channel stops taking data, so it runs on a thread, and a send still waiting at the deadline breaks
+        the channel (aborting the stream wakes it; the next call reopens)."""
+        stream, failure = self._stream, []
+
+        def write() -> None:
+            lv, view = self.libvirt, memoryview(data)
             try:
-                n = self._stream.send(bytes(view))
+                while view:
+                    n = stream.send(bytes(view))
+                    if n <= 0:
+                        failure.append("the stream refused data")
+                        return
+                    view = view[n:]
             except lv.libvirtError as e:
-                self._broken = f"send failed: {e}"
-                raise DeviceError(f"guest probe channel: {self._broken}") from e
-            if n <= 0:
-                self._broken = "send failed"
-                raise DeviceError("guest probe channel: the stream refused data")
-            view = view[n:]
+                failure.append(f"send failed: {e}")
+
+        writer = threading.Thread(target=write, name=f"probe-send-{self.name}", daemon=True)
+        writer.start()
+        writer.join(self.timeout)
+        if writer.is_alive():
+            failure.append(f"send blocked for {self.timeout:.0f} s")
+            self.close()  # aborts the stream, which ends the writer
+        if failure:
+            self._broken = failure[0]
+            raise DeviceError(f"guest probe channel: {self._broken}")
 
     def drain(self) -> None:
         """Forget any buffered bytes (after a snapshot load, answers in flight belong to the past)."""
