@@ -9,28 +9,8 @@ import numpy as np
 import pytest
 
 import crab_gym  # noqa: F401
-from crab_gym.core.tasks import Step, SubTaskTemplate, Task
-from crab_gym.envs.desktop import evaluators as ev
 
 pytestmark = [pytest.mark.vm, pytest.mark.timeout(1800)]
-
-NOTE = SubTaskTemplate(
-    id="vm_note",
-    description="Write {text} into the file {path} using the terminal.",
-    attributes={"path": "path", "text": "text"},
-    evaluator=lambda path, text: [ev.file_exists(path=path), ev.file_contains(path=path, text=text)],
-    solution=lambda path, text: [
-        Step("ubuntu", "search_application", {"name": "terminal"}),
-        Step("ubuntu", "write_text", {"text": f"printf '%s\\n' '{text}' > {path}\n"}),
-    ],
-    platforms=("ubuntu",),
-    apps=("terminal",),
-)
-
-
-def _task() -> Task:
-    sub = NOTE.instantiate(path="~/Documents/note.txt", text="crab <gym> ü")
-    return Task("vm-note", sub.instruction, [sub])
 
 
 def _batch(vec, action: tuple, n: int) -> tuple:
@@ -44,9 +24,9 @@ def _batch(vec, action: tuple, n: int) -> tuple:
     return np.array([action[0]] * n), np.array([action[1]] * n), params
 
 
-def test_make_vec_gives_each_worker_its_own_vm(vm_domain):
+def test_make_vec_gives_each_worker_its_own_vm(vm_domain, note_task):
     vec = gym.make_vec(
-        "Crab-Desktop-v0", num_envs=2, vectorization_mode="async", tasks=[_task()],
+        "Crab-Desktop-v0", num_envs=2, vectorization_mode="async", tasks=[note_task],
         backends={"ubuntu": "libvirt"}, max_steps=5,
     )  # fmt: skip
     try:
@@ -62,16 +42,16 @@ def test_make_vec_gives_each_worker_its_own_vm(vm_domain):
         vec.close()
 
 
-def test_the_oracle_solves_a_task_through_libvirt_streams(vm_domain):
+def test_the_oracle_solves_a_task_through_libvirt_streams(vm_domain, note_task):
     """The URI picks the stream paths a remote host uses; the task is solved the same way."""
     from crab_gym.baselines import OracleAgent
     from crab_gym.runner import run_episode
 
     env = gym.make(
-        "Crab-Desktop-v0", tasks=[_task()], backends={"ubuntu": "libvirt@qemu+unix:///system"}, max_steps=6
+        "Crab-Desktop-v0", tasks=[note_task], backends={"ubuntu": "libvirt@qemu+unix:///system"}, max_steps=6
     )
     try:
-        record = run_episode(env, OracleAgent(env), "vm-note")
+        record = run_episode(env, OracleAgent(env), note_task.id)
         sub = env.unwrapped.subenvs["ubuntu"]
         assert sub.session.x.screen_file == "", "a non-local URI must not use the local screendump file"
         assert record.success, record
