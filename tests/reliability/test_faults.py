@@ -325,3 +325,39 @@ def test_a_fault_in_one_vector_worker(fault_vec, vec_runs, fault):
         assert len(errors) == before + (fault in ERRORS)
         for ep in errors:
             assert ep.complete and ep.meta["record"]["termination_reason"] == "env_error"
+
+
+def test_the_shared_adb_server_killed_under_vector_workers(fault_vec, vec_runs):
+    """Every worker's phone goes through the one adb server of this machine: killed, each worker whose
+    next phone step fails ends its episode as ``env_error``, and every worker recovers at its next reset."""
+    vec = fault_vec
+    action = _vec_action(vec, ("ubuntu", "android", "root").index("android"))
+    for rep in range(VEC_REPS):
+        with within(RESET_BOUND, "vec.reset()"):
+            vec.reset(seed=rep)
+        before = len(_env_error_records(vec_runs))
+        with within(STEP_BOUND, "vec.step() before the fault"):
+            _, _, _, _, info = vec.step(action)
+        assert "error" not in info, info.get("error")
+        done = vec.call("inject_fault", "adb_server", vec.call("device_ids")[0])
+        assert done[0] and done[1] is None, done
+        ended = [None, None]
+        for _ in range(MAX_STEPS):
+            with within(STEP_BOUND, f"vec.step() after {done[0]}"):
+                _, _, terminated, truncated, info = vec.step(action)
+            for i in (0, 1):
+                if ended[i] is None and (terminated[i] or truncated[i]):
+                    ended[i] = info["termination_reason"][i]
+            if all(ended):
+                break
+        assert ended[0] == "env_error", (rep, ended)
+        assert ended[1] in ("env_error", "step_limit"), (rep, ended)
+        with within(RESET_BOUND, "vec.step() that resets the workers"):
+            vec.step(action)  # next-step autoreset: each worker recovers here
+        with within(STEP_BOUND, "vec.step() after recovery"):
+            _, _, _, _, info = vec.step(action)
+        assert "_error" not in info or not info["_error"].any(), info.get("error")
+        errors = _env_error_records(vec_runs)
+        assert len(errors) == before + ended.count("env_error")
+        for ep in errors:
+            assert ep.complete and ep.meta["record"]["termination_reason"] == "env_error"
