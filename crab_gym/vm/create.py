@@ -37,7 +37,7 @@ def wait_for_desktop(conn: Any, dom: Any, report: Report, timeout: float = BOOT_
             raise VMError(f"{dom.name()} stopped while booting (see `virsh console {dom.name()}` or its log)")
         try:
             if probe is None:
-                probe = ProbeClient(conn, dom, timeout=5.0)
+                probe = ProbeClient(conn.getURI(), dom.UUIDString(), timeout=5.0)
             st = probe.call("status", reply_within=5.0)
             if st.get("wm"):
                 probe.timeout = 60.0

@@ -1,8 +1,11 @@
 """The host side of the guest's probe agent: named operations over a virtio-serial channel.
 
 The channel is opened with ``virDomainOpenChannel`` as a libvirt stream, so it works the same on a local
-daemon and through a remote URI (``qemu+ssh://host/system``). Requests carry an id; an answer to an older
-request (one that timed out, or that a snapshot load cut short) is discarded.
+daemon and through a remote URI (``qemu+ssh://host/system``). The stream lives on a libvirt connection of
+its own: a thread blocked in its ``recv`` then never holds up the domain calls (``loadvm``, state) made on
+the session's connection, and a reopen drops the whole connection, which ends a blocked ``recv`` for sure.
+Requests carry an id; an answer to an older request (one that timed out, or that a snapshot load cut
+short) is discarded.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import time
 from typing import Any
 
 from crab_gym.envs.base import DeviceError
-from crab_gym.vm.connection import import_libvirt
+from crab_gym.vm.connection import VMError, import_libvirt, open_connection
 
 PROBE_CHANNEL = "org.crabgym.probe.0"
 
@@ -21,9 +24,10 @@ PROBE_CHANNEL = "org.crabgym.probe.0"
 class ProbeClient:
     """One open channel to the probe agent of a running domain."""
 
-    def __init__(self, conn: Any, dom: Any, timeout: float = 20.0, name: str = PROBE_CHANNEL) -> None:
+    def __init__(self, uri: str, uuid: str, timeout: float = 20.0, name: str = PROBE_CHANNEL) -> None:
         self.libvirt = import_libvirt()
-        self.conn, self.dom, self.timeout, self.name = conn, dom, timeout, name
+        self.uri, self.uuid, self.timeout, self.name = uri, uuid, timeout, name
+        self._conn: Any = None
         self._cond = threading.Condition()
         self._buf = b""
         self._broken = ""
@@ -33,12 +37,17 @@ class ProbeClient:
 
     def _open(self) -> None:
         lv = self.libvirt
-        stream = self.conn.newStream(0)
         try:
-            self.dom.openChannel(self.name, stream, lv.VIR_DOMAIN_CHANNEL_FORCE)
-        except lv.libvirtError as e:
+            conn = open_connection(self.uri)
+        except VMError as e:
             raise DeviceError(f"cannot open the probe channel {self.name}: {e}") from e
-        self._stream = stream
+        try:
+            stream = conn.newStream(0)
+            conn.lookupByUUIDString(self.uuid).openChannel(self.name, stream, lv.VIR_DOMAIN_CHANNEL_FORCE)
+        except lv.libvirtError as e:
+            _close_quietly(conn)
+            raise DeviceError(f"cannot open the probe channel {self.name}: {e}") from e
+        self._conn, self._stream = conn, stream
         self._broken = ""
         reader = threading.Thread(target=self._read, args=(stream,), name=f"probe-{self.name}", daemon=True)
         reader.start()
@@ -134,9 +143,19 @@ class ProbeClient:
     def close(self) -> None:
         with self._cond:
             stream, self._stream = self._stream, None
+            conn, self._conn = self._conn, None
             self._buf = b""
         if stream is not None:
             try:
                 stream.abort()  # wakes the reader thread, which then ends
             except self.libvirt.libvirtError:
                 pass
+        if conn is not None:
+            _close_quietly(conn)
+
+
+def _close_quietly(conn: Any) -> None:
+    try:
+        conn.close()
+    except import_libvirt().libvirtError:
+        pass

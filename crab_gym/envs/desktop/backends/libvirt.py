@@ -102,7 +102,7 @@ class LibvirtSession:
                 self._started_here = True
             if not has_snapshot(self.dom, SNAPSHOT):
                 raise DeviceError(f"domain {self.name} has no snapshot {SNAPSHOT!r} (crab-gym vm create)")
-            self.probe = ProbeClient(self.conn, self.dom, timeout=20.0 * self.slowdown)
+            self.probe = ProbeClient(self.uri, self.dom.UUIDString(), timeout=20.0 * self.slowdown)
             self.x = VMDisplay(self.conn, self.dom, self.probe, self.size, screen_file=self._screen_file())
             self.x.input_timeout = 5.0 * self.slowdown
         except (VMError, self.libvirt.libvirtError) as e:
