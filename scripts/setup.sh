@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything crab-gym needs on Debian 12: Debian packages (X server, window manager, launcher,
-# real desktop apps, accessibility stack, adb), then a virtualenv at .venv with the package installed.
+# real desktop apps, accessibility stack, adb, QEMU and libvirt), then a virtualenv at .venv with the
+# package installed.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,8 @@ DEBS=(
   python3 python3-venv python3-dev python3-gi python3-pyatspi gir1.2-atspi-2.0 gir1.2-gtk-3.0
   fonts-dejavu-core xfonts-base sqlite3 procps psmisc adb tesseract-ocr tesseract-ocr-eng
   chromium chromium-driver fonts-roboto fonts-material-design-icons-iconfont gir1.2-wnck-3.0 iproute2
+  # the desktop in a VM (crab-gym vm ...): QEMU, libvirt (libvirt-python builds against libvirt-dev), mmdebstrap
+  qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-clients libvirt-dev pkg-config mmdebstrap e2fsprogs
 )
 
 SUDO=""
@@ -36,5 +39,5 @@ fi
 # pip's noise about absent local index folders is dropped; a failed install still stops the setup.
 quiet_pip() { .venv/bin/python -m pip "$@" 2>&1 | { grep -v "^WARNING: Location" || true; }; }
 quiet_pip install -q --upgrade pip || echo "setup: could not upgrade pip; going on with the one we have"
-quiet_pip install -q -e ".[test,android,androidenv,marks,sb3,llm,data,play,plots,ray]"
+quiet_pip install -q -e ".[test,android,androidenv,marks,sb3,llm,data,play,plots,ray,vm]"
 .venv/bin/python -c "import crab_gym, gymnasium, pyatspi" || { echo "setup: the venv is broken" >&2; exit 1; }

@@ -43,6 +43,7 @@ class TestLibvirtConformance(SubEnvConformance):
         return (st.list_dir("~"), tuple(sorted(p.name for p in st.processes())), st.active_window())
 
 
+@pytest.mark.vm_full
 def test_typed_text_arrives_intact(desk):
     """Characters outside the guest's US keymap, and shifted ones, arrive exactly (none lost in QEMU)."""
     desk.reset()
@@ -53,6 +54,7 @@ def test_typed_text_arrives_intact(desk):
     assert desk.state().a11y_texts("mousepad") == [text]
 
 
+@pytest.mark.vm_full
 def test_hotkey_press_and_click(desk):
     desk.reset()
     assert desk.launch_from_launcher("text editor") == "window"

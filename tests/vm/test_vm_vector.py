@@ -10,7 +10,7 @@ import pytest
 
 import crab_gym  # noqa: F401
 
-pytestmark = [pytest.mark.vm, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.vm, pytest.mark.vm_full, pytest.mark.timeout(1800)]
 
 
 def _batch(vec, action: tuple, n: int) -> tuple:
