@@ -124,6 +124,45 @@ def measure(make: Callable[[], gym.Env], policy: Policy, seconds: float, shared_
     return out
 
 
+class Busy(gym.Env):
+    """A stand-in env that spends ``cpu_s`` of CPU per step and returns fixed ``obs`` and ``info`` in the
+    given spaces: run in async workers, it shows the most a second worker can add for a step of that cost
+    (gymnasium's AsyncVectorEnv works in lock-step: the main process handles every worker's result while
+    the workers wait for their next action), with the same payloads or with none."""
+
+    def __init__(self, cpu_s: float, obs_space: Any, act_space: Any, obs: Any, info: dict) -> None:
+        self.observation_space, self.action_space = obs_space, act_space
+        self.cpu_s, self.obs, self.info = cpu_s, obs, info
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple:
+        super().reset(seed=seed)
+        return self.obs, dict(self.info)
+
+    def step(self, action: Any) -> tuple:
+        end = time.thread_time() + self.cpu_s
+        while time.thread_time() < end:
+            pass
+        return self.obs, 0.0, False, False, dict(self.info)
+
+
+def ceiling(env: gym.Env, action: Any, cpu_s: float, seconds: float) -> dict[str, float]:
+    """The 2/1 async ratio of :class:`Busy` at ``cpu_s`` per step: with ``env``'s spaces, observation and
+    step info ("payload"), and with a minimal env (a Discrete action, 4 floats, no info)."""
+    obs, _ = env.reset(seed=0)
+    info = env.step(action)[4]
+    spaces = env.observation_space, env.action_space  # the workers get these, never ``env`` itself
+    tiny, zeros = gym.spaces.Box(0.0, 1.0, (4,), np.float32), np.zeros(4, np.float32)
+    makers = {
+        "payload": (lambda: Busy(cpu_s, *spaces, obs, info), lambda r: action),
+        "minimal": (lambda: Busy(cpu_s, tiny, gym.spaces.Discrete(2), zeros, {}), lambda r: 0),
+    }
+    out = {}
+    for name, (make, policy) in makers.items():
+        rates = [run_async(make, policy, seconds, num_envs=n)["steps_per_s"] for n in (1, 2)]
+        out[name] = rates[1] / rates[0]
+    return out
+
+
 def _miniwob_main(task: str, seconds: float) -> None:
     """Measure MiniWoB++ (run inside a virtualenv that has miniwob; prints one JSON line)."""
     import miniwob  # noqa: PLC0415 - only in MiniWoB's own virtualenv

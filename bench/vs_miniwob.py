@@ -23,7 +23,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
-from throughput import measure  # bench/ is sys.path[0] when run as a script
+from throughput import ceiling, measure  # bench/ is sys.path[0] when run as a script
 
 import crab_gym  # noqa: F401
 
@@ -113,6 +113,20 @@ def main(seconds: float = 10.0) -> None:
         )
     desk = rows["Crab-Desktop-v0"]
     print(f"desktop step time / MiniWoB++ step time: {base['steps_per_s'] / desk['steps_per_s']:.2f}")
+    small = rows["Crab-Android-v0 sim 96x208"]
+    make, policy = cases()["Crab-Android-v0 sim 96x208"]
+    env = make()
+    try:
+        cpu_s = 1.0 / small["steps_per_s"]
+        top = ceiling(env, policy(np.random.default_rng(0)), cpu_s, seconds)
+    finally:
+        env.close()
+    print(
+        f"2/1 async ceiling for a {cpu_s * 1000:.2f} ms step (a stand-in env burning that CPU): "
+        f"{top['payload']:.2f} with Crab-Android-v0's spaces, observation and info, {top['minimal']:.2f} "
+        f"with a minimal env; Crab-Android-v0 sim 96x208 reached "
+        f"{small['async2_steps_per_s'] / small['async1_steps_per_s']:.2f}"
+    )
 
 
 if __name__ == "__main__":
