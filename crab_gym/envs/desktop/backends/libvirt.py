@@ -84,6 +84,7 @@ class LibvirtSession:
         self._slot: _WorkerSlot | None = None
         self._started_here = False
         self._clock: threading.Thread | None = None
+        self._clock_stop = threading.Event()
         self.clock_error = ""
         self.clock_synced_at = 0.0
 
@@ -113,12 +114,13 @@ class LibvirtSession:
         """Load the pristine snapshot in place, check the probe answers, and resync the guest clock.
 
         The clock is set through the guest agent, which libvirt sees reconnect 0.3-2 s after the load under
-        TCG; that happens on a thread of its own, so the reset returns once the desktop answers (the next
-        reset, or ``close``, waits for it).
+        TCG; that happens on a thread of its own, so the reset returns once the desktop answers. A resync
+        still waiting for the agent when the next reset comes is stopped (that load needs its own); one that
+        failed is reported by the next reset.
         """
         if self.dom is None or self.probe is None or self.x is None:
             raise DeviceError("the VM session is not started")
-        self.wait_clock()
+        self.wait_clock(stop=True)
         started = time.monotonic()
         try:
             if not self.dom.isActive():
@@ -135,26 +137,32 @@ class LibvirtSession:
         except (VMError, self.libvirt.libvirtError) as e:
             raise DeviceError(f"reset of {self.name} failed: {e}") from e
         self.last_reset_seconds = time.monotonic() - started
-        self._clock = threading.Thread(target=self._sync_clock, name=f"clock-{self.name}", daemon=True)
+        self._clock_stop = threading.Event()
+        self._clock = threading.Thread(
+            target=self._sync_clock, args=(self._clock_stop,), name=f"clock-{self.name}", daemon=True
+        )
         self._clock.start()
 
-    def wait_clock(self) -> None:
-        """Wait for the previous reset's clock resync; raise DeviceError if it failed."""
+    def wait_clock(self, stop: bool = False) -> None:
+        """Wait for the previous reset's clock resync (with ``stop``, end it at its next try); raise
+        DeviceError if it failed."""
         if self._clock is not None:
+            if stop:
+                self._clock_stop.set()
             self._clock.join()
             self._clock = None
         if self.clock_error:
             error, self.clock_error = self.clock_error, ""
             raise DeviceError(error)
 
-    def _sync_clock(self) -> None:
+    def _sync_clock(self, stop: threading.Event) -> None:
         """The snapshot's clock is the moment it was taken: set the guest's to ours (guest agent).
 
         libvirt sees the agent's port close and reopen across the load, so "not connected" is retried
         until the deadline; a failure is reported by the next reset.
         """
         deadline = time.monotonic() + 10.0 * self.slowdown
-        while True:
+        while not stop.is_set():
             now = time.time_ns()
             try:
                 self.dom.setTime({"seconds": now // 10**9, "nseconds": now % 10**9}, 0)
@@ -164,10 +172,11 @@ class LibvirtSession:
                 if time.monotonic() > deadline:
                     self.clock_error = f"clock resync of {self.name} (guest agent) failed: {e}"
                     return
-            time.sleep(0.02)
+            stop.wait(0.02)
 
     def close(self) -> None:
         if self._clock is not None:
+            self._clock_stop.set()
             self._clock.join()
             self._clock = None
         if self.probe is not None:
