@@ -190,9 +190,12 @@ class DesktopEnv(SubEnv):
         if not self._launcher_exits():
             self._close_launcher()  # nothing matched
             return "no_match"
+        started = time.monotonic()
         outcome = watch.wait(startup=startup)
         if outcome == "window":
-            self.settle(quiet=0.2, timeout=10.0)  # the new app draws and goes idle
+            # The new app draws and goes idle: within what is left of its start-up time (at least 10 s),
+            # since input sent while it still starts up can be lost.
+            self.settle(quiet=0.2, timeout=max(10.0, startup - (time.monotonic() - started)))
         return outcome
 
     def open_app(self, app: str, *args: str, timeout: float = 40.0) -> None:
@@ -263,8 +266,9 @@ class DesktopEnv(SubEnv):
 
     def _await_new_window(self, before: set[int], timeout: float) -> bool:
         """Wait until a window not in ``before`` is active, then until the app has settled (drawn, idle)."""
+        started = time.monotonic()
         opened = self._wait(lambda: self._new_active_window(before), timeout)
-        self.settle(quiet=0.2, timeout=10.0)
+        self.settle(quiet=0.2, timeout=max(10.0, timeout - (time.monotonic() - started)))
         return opened
 
     def _new_active_window(self, before: set[int]) -> bool:

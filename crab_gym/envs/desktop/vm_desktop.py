@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import stat as stat_mod
+import time
 from typing import Any
 
 from crab_gym.envs.base import DeviceError
@@ -176,12 +177,15 @@ class LibvirtDesktopEnv(DesktopEnv):
         if not probe.call("launcher_exits", idle_for=0.2 * k, bound=2.0 * k, reply_within=30.0 * k):
             self._close_launcher()
             return "no_match"
+        started = time.monotonic()
         outcome = str(
             probe.call("launch_wait", snapshot=snapshot, startup=startup * k, idle_after=1.0 * k,
                        grace=0.3 * k, reply_within=startup * k + 30.0)
         )  # fmt: skip
         if outcome == "window":
-            self.settle(quiet=0.2, timeout=10.0)
+            # As on xvfb: the app goes idle within what is left of its start-up time (LibreOffice maps its
+            # window about a minute before it takes input, here under TCG).
+            self.settle(quiet=0.2, timeout=max(10.0, startup - (time.monotonic() - started) / k))
         return outcome
 
     def open_app(self, app: str, *args: str, timeout: float = 40.0) -> None:
@@ -195,8 +199,10 @@ class LibvirtDesktopEnv(DesktopEnv):
             raise DeviceError(f"{app} opened no window within {timeout * s.slowdown:.0f} s")
 
     def _await_new_window(self, before: set[int], timeout: float) -> bool:
+        started, k = time.monotonic(), self._session().slowdown
         opened = self._wait(lambda: self._new_active_window(before), timeout)
-        self.settle(quiet=0.2, timeout=10.0)
+        # the app settles within what is left of ``timeout`` (stretched already; settle stretches its own)
+        self.settle(quiet=0.2, timeout=max(10.0, (timeout - (time.monotonic() - started)) / k))
         return opened
 
     def _rofi_running(self) -> bool:
