@@ -8,6 +8,7 @@ without the session bus, so nothing here depends on what a reset replaces.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -32,8 +33,13 @@ def start_a11y_bus(session: XvfbSession, directory: Path, timeout: float = 10.0)
     that, an application that asks for it would find nothing)."""
     socket = directory / "a11y-bus"
     address = a11y_bus_address(directory)
+    # The session user reads the config from its own directory: the package may sit where it cannot reach
+    # (a clone inside a 0700 temporary directory).
+    config = directory / BUS_CONFIG.name
+    shutil.copyfile(BUS_CONFIG, config)
+    session.chown(config)
     bus = session.spawn(
-        ["dbus-daemon", "--nofork", f"--config-file={BUS_CONFIG}", f"--address={address}"],
+        ["dbus-daemon", "--nofork", f"--config-file={config}", f"--address={address}"],
         log=f"{directory.name}/a11y-bus",
         cwd=directory,
     )
