@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 
+import cachetools
 import numpy as np
 from PIL import Image, ImageDraw
 
@@ -38,7 +40,20 @@ def _glyph_mask(font, text: str, anchor: str, scale: float) -> tuple[np.ndarray,
     return np.asarray(small), dx, dy
 
 
-@functools.lru_cache(maxsize=8192)
+# Text is drawn once per (string, size, colours) and kept, bounded by bytes rather than entries: an agent
+# that types random text makes every string new, and a line of text across the screen is ~200 KB.
+TEXT_CACHE_BYTES = 64 * 2**20
+
+
+def _nbytes(value: tuple) -> int:
+    return int(value[0].nbytes) + 64
+
+
+_text_masks: cachetools.LRUCache = cachetools.LRUCache(TEXT_CACHE_BYTES, getsizeof=_nbytes)
+_text_sprites: cachetools.LRUCache = cachetools.LRUCache(TEXT_CACHE_BYTES, getsizeof=_nbytes)
+
+
+@cachetools.cached(_text_masks, lock=threading.Lock())
 def text_mask(text: str, size: int, medium: bool, scale: float = 1.0) -> tuple[np.ndarray, int, int, int]:
     """(alpha mask, dx, dy, advance) of ``text`` in Roboto at ``size`` device pixels, drawn with its
     left-middle at (0, 0) on a frame ``scale`` times the device's size."""
@@ -109,7 +124,7 @@ def blend(alpha: np.ndarray, color: Color, under: Color) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=8192)
+@cachetools.cached(_text_sprites, lock=threading.Lock())
 def text_sprite(text: str, size: int, medium: bool, color: Color, under: Color, scale: float = 1.0):
     alpha, dx, dy, adv = text_mask(text, size, medium, scale)
     return blend(alpha, color, under), dx, dy, adv
