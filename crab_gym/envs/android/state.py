@@ -8,12 +8,12 @@ emulator) build, as our phone is.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
+from crab_gym.core.memo import cached_read
 from crab_gym.envs.android.device import quote
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ class AndroidState:
     def __init__(self, device: Device) -> None:
         self.device = device
 
-    @functools.cache  # noqa: B019 - the object lives for one step
+    @cached_read
     def shell(self, cmd: str) -> tuple[bytes, bytes, int]:
         """A read-only command (evaluators never change the device)."""
         return self.device.query(cmd)
@@ -133,7 +133,7 @@ class AndroidState:
         return self.shell(cmd)[0].decode("utf-8", "replace")
 
     # ---- windows and UI --------------------------------------------------------------------------
-    @functools.cache  # noqa: B019
+    @cached_read
     def foreground(self) -> tuple[str, str] | None:
         """(package, activity) of the focused window, from ``dumpsys window``."""
         text = self.out("dumpsys window")
@@ -147,11 +147,11 @@ class AndroidState:
         fg = self.foreground()
         return fg[0] if fg else None
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def ui_xml(self) -> str:
         return self.device.ui_xml()
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def ui_tree(self) -> tuple[UINode, ...]:
         return parse_ui(self.ui_xml())
 
@@ -159,7 +159,7 @@ class AndroidState:
         return [t for n in self.ui_tree() for t in (n.text, n.content_desc) if t]
 
     # ---- providers, databases, settings ------------------------------------------------------------
-    @functools.cache  # noqa: B019
+    @cached_read
     def content_query(
         self,
         uri: str,
@@ -179,7 +179,7 @@ class AndroidState:
             raise OSError(f"content query {uri} failed ({code}): {err.decode(errors='replace').strip()}")
         return tuple(parse_rows(out.decode("utf-8", "replace"), list(projection) if projection else None))
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def sqlite(self, db: str, sql: str) -> tuple[tuple[str, ...], ...]:
         """Rows of a query on a database file (root needed on a real device); NULL reads as ""."""
         out, err, code = self.shell(f"sqlite3 -separator {quote(SEP)} {quote(db)} {quote(sql)}")
@@ -188,24 +188,24 @@ class AndroidState:
         text = out.decode("utf-8", "replace")
         return tuple(tuple(line.split(SEP)) for line in text.split("\n") if line)
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def setting(self, namespace: str, key: str) -> str | None:
         value = self.out(f"settings get {quote(namespace)} {quote(key)}").strip()
         return None if value == "null" else value
 
     # ---- files -------------------------------------------------------------------------------------
-    @functools.cache  # noqa: B019
+    @cached_read
     def exists(self, path: str) -> bool:
         return self.shell(f"ls -d {quote(path)}")[2] == 0
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def list_dir(self, path: str) -> tuple[str, ...]:
         out, _, code = self.shell(f"ls {quote(path)}")
         return (
             tuple(sorted(ln for ln in out.decode("utf-8", "replace").split("\n") if ln)) if code == 0 else ()
         )
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def read_bytes(self, path: str) -> bytes | None:
         out, _, code = self.shell(f"cat {quote(path)}")
         return out if code == 0 else None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import zipfile
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
+from crab_gym.core.memo import cached_read
 from crab_gym.envs.desktop.panel import PANEL_WM_CLASS
 from crab_gym.envs.desktop.x11 import WindowInfo
 
@@ -36,7 +36,7 @@ class DesktopState:
     def path(self, path: str) -> Path:
         return self._s.resolve(path)
 
-    @functools.cache  # noqa: B019 - the object lives for one step
+    @cached_read
     def read_bytes(self, path: str) -> bytes | None:
         p = self.path(path)
         try:
@@ -56,14 +56,14 @@ class DesktopState:
     def is_dir(self, path: str) -> bool:
         return self.path(path).is_dir()
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def list_dir(self, path: str) -> tuple[str, ...]:
         try:
             return tuple(sorted(os.listdir(self.path(path))))
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             return ()
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def document_text(self, path: str) -> str | None:
         """Plain text of an OpenDocument file (odt, ods, odp): paragraphs and cells, one per line."""
         data = self.read_bytes(path)
@@ -80,7 +80,7 @@ class DesktopState:
         lines = ["".join(el.itertext()) for el in root.iter() if el.tag in (f"{text_ns}p", f"{text_ns}h")]
         return "\n".join(lines)
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def spreadsheet(self, path: str) -> dict[str, list[list[str]]] | None:
         """Cell texts of an .ods file per sheet, rows of columns (repeats expanded, trailing blanks cut)."""
         from crab_gym.envs.desktop.odf import read_ods
@@ -88,7 +88,7 @@ class DesktopState:
         data = self.read_bytes(path)
         return None if data is None else read_ods(data)
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def presentation(self, path: str) -> list[str] | None:
         """Text of each slide of an .odp file."""
         from crab_gym.envs.desktop.odf import read_odp
@@ -97,7 +97,7 @@ class DesktopState:
         return None if data is None else read_odp(data)
 
     # ---- processes and windows -------------------------------------------------------------
-    @functools.cache  # noqa: B019
+    @cached_read
     def processes(self) -> tuple[Process, ...]:
         out = []
         for pid in self._s.session_pids():
@@ -114,11 +114,11 @@ class DesktopState:
             p.name == name or (p.cmdline and Path(p.cmdline[0]).name == name) for p in self.processes()
         )
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def active_window(self) -> WindowInfo | None:
         return self._s.x.active_window() if self._s.x else None
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def windows(self) -> tuple[WindowInfo, ...]:
         """Application windows, bottom to top (the desktop's panel is not one)."""
         wins = self._s.x.windows() if self._s.x else []
@@ -134,7 +134,7 @@ class DesktopState:
             return None
 
     # ---- in-session reads (named agent operations) ------------------------------------------
-    @functools.cache  # noqa: B019
+    @cached_read
     def a11y(self) -> tuple[dict[str, Any], ...]:
         """The flattened accessibility tree (AT-SPI) of every GTK3/LibreOffice application."""
         return tuple(self._s.agent_client().call("atspi_tree"))
@@ -142,10 +142,10 @@ class DesktopState:
     def a11y_texts(self, app: str | None = None) -> list[str]:
         return [n["text"] for n in self.a11y() if "text" in n and (app is None or n["app"] == app)]
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def clipboard(self) -> str:
         return str(self._s.agent_client().call("clipboard"))
 
-    @functools.cache  # noqa: B019
+    @cached_read
     def gsetting(self, schema: str, key: str) -> str:
         return str(self._s.agent_client().call("gsettings_get", schema=schema, key=key))
