@@ -13,6 +13,8 @@ import subprocess
 import time
 from typing import Any
 
+from crab_gym.vm.kvm import open_to_kvm_group
+
 DEFAULT_URI = os.environ.get("CRAB_GYM_LIBVIRT_URI", "qemu:///system")
 SYSTEM_SOCKET = "/run/libvirt/libvirt-sock"
 
@@ -47,10 +49,19 @@ def is_local_system(uri: str) -> bool:
     return uri in ("qemu:///system", "qemu+unix:///system")
 
 
+def is_this_machine(uri: str) -> bool:
+    """A URI without a host (``qemu:///system``, ``qemu:///session``): QEMU runs here."""
+    return uri.split("://", 1)[-1].startswith("/")
+
+
 def ensure_daemons(uri: str, timeout: float = 15.0) -> None:
     """On this machine without systemd, start ``virtlogd`` and ``libvirtd`` for ``qemu:///system`` if they are
-    not running (as systemd's socket units would). Other URIs are left alone."""
-    if not is_local_system(uri) or os.path.exists(SYSTEM_SOCKET) and _socket_answers(SYSTEM_SOCKET):
+    not running (as systemd's socket units would), with ``/dev/kvm`` open to the kvm group as udev would
+    leave it. Other URIs are left alone."""
+    if not is_local_system(uri):
+        return
+    open_to_kvm_group()  # what udev does on a machine that has it (as root only); before libvirtd probes QEMU
+    if os.path.exists(SYSTEM_SOCKET) and _socket_answers(SYSTEM_SOCKET):
         return
     if os.geteuid() != 0:
         raise VMError(f"no libvirtd answers on {SYSTEM_SOCKET}; start it as root, or use qemu:///session")

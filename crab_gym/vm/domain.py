@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from crab_gym.vm.connection import VMError, import_libvirt, is_local_system
+from crab_gym.vm.connection import VMError, import_libvirt, is_local_system, is_this_machine
+from crab_gym.vm.kvm import kvm_runs_guests
 from crab_gym.vm.recipe import KERNEL_CMDLINE, SCREEN, ImagePaths
 
 POOL = "crab-gym"
@@ -206,15 +207,18 @@ def metadata(dom: Any) -> dict[str, str]:
     return {child.tag.split("}")[-1]: (child.text or "") for child in root}
 
 
-def pick_virt_type(conn: Any, accel: str) -> str:
+def pick_virt_type(conn: Any, accel: str, kernel: str | Path | None = None) -> str:
+    """libvirt's domain type for ``accel``; ``auto`` takes KVM where libvirt lists it and, on this machine,
+    ``kernel`` really boots under it (``kvm_runs_guests``), else TCG (type ``qemu``)."""
     if accel == "tcg":
         return "qemu"
     if accel == "kvm":
         return "kvm"
-    caps = conn.getCapabilities()
-    if "<domain type='kvm'" in caps and os.environ.get("CRAB_GYM_VM_ACCEL", "") != "tcg":
-        return "kvm"
-    return "qemu"
+    if os.environ.get("CRAB_GYM_VM_ACCEL", "") == "tcg" or "<domain type='kvm'" not in conn.getCapabilities():
+        return "qemu"
+    if kernel is not None and is_this_machine(conn.getURI()) and not kvm_runs_guests(kernel):
+        return "qemu"
+    return "kvm"
 
 
 def remove_domain(conn: Any, name: str) -> None:
@@ -251,7 +255,7 @@ def define_domain(conn: Any, spec: DomainSpec, image: ImagePaths, image_hash: st
         f"<backingStore><path>{base}</path><format type='qcow2'/></backingStore></volume>",
         0,
     )
-    virt_type = pick_virt_type(conn, spec.accel)
+    virt_type = pick_virt_type(conn, spec.accel, image.kernel)
     return conn.defineXML(domain_xml(spec, overlay.path(), kernel, initrd, image_hash, virt_type))
 
 
