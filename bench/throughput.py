@@ -73,13 +73,58 @@ def run_single(make: Callable[[], gym.Env], policy: Policy, seconds: float, rese
             times.append(time.perf_counter() - t)
         for _ in range(5):  # warm-up
             _step(env, policy(rng))
+        steps, t0 = [], time.perf_counter()
+        while (t := time.perf_counter()) - t0 < seconds:
+            _step(env, policy(rng))
+            steps.append(time.perf_counter() - t)
+        return {
+            "steps_per_s": len(steps) / (time.perf_counter() - t0),
+            "reset_s": statistics.median(times),
+            "lockstep_ceiling": lockstep_ceiling(steps),
+        }
+    finally:
+        env.close()
+
+
+def independent(make: Callable[[], gym.Env], policy: Policy, seconds: float, procs: int = 2) -> float:
+    """Env steps/s of ``procs`` envs each stepping alone in its own process (forked; no vector env, nothing
+    sent between them): what the machine's cores give with no lock-step and no transport."""
+    import multiprocessing as mp  # noqa: PLC0415
+
+    ctx = mp.get_context("fork")
+    queue, start = ctx.Queue(), ctx.Barrier(procs)
+
+    def one() -> None:
+        env, rng = make(), np.random.default_rng(os.getpid())
+        env.reset(seed=0)
+        for _ in range(5):
+            _step(env, policy(rng))
+        start.wait()
         n, t0 = 0, time.perf_counter()
         while time.perf_counter() - t0 < seconds:
             _step(env, policy(rng))
             n += 1
-        return {"steps_per_s": n / (time.perf_counter() - t0), "reset_s": statistics.median(times)}
-    finally:
+        queue.put(n / (time.perf_counter() - t0))
         env.close()
+
+    workers = [ctx.Process(target=one) for _ in range(procs)]
+    for w in workers:
+        w.start()
+    rate = sum(queue.get(timeout=seconds + 300) for _ in workers)
+    for w in workers:
+        w.join()
+    return rate
+
+
+def lockstep_ceiling(step_times: list[float], workers: int = 2, draws: int = 100_000) -> float:
+    """The most ``workers`` async workers can give over one, from this env's own step times: gymnasium's
+    AsyncVectorEnv waits for every worker, so a vector step lasts as long as the slowest of ``workers``
+    steps; steps of uneven cost (a tap that opens a screen beside one that hits nothing) leave the others
+    idle. ``workers * E[t] / E[max(t_1..t_n)]`` with independent draws from the recorded times; the cost of
+    moving actions and results comes on top."""
+    t = np.asarray(step_times)
+    slowest = np.random.default_rng(0).choice(t, (draws, workers)).max(axis=1)
+    return float(workers * t.mean() / slowest.mean())
 
 
 def _step(env: gym.Env, action: Any) -> None:

@@ -4,7 +4,8 @@ MiniWoB++ ``miniwob/click-test-2-v1`` (headless Debian chromium through chromium
 Then Crab-Android-v0 (simulated phone in-process at full size and at 96x208, and the same phone served over
 adb), Crab-Desktop-v0 and Crab-v0. Every env gets clicks/taps at random points. Columns: env steps/s of one
 env in this process and as a multiple of MiniWoB++'s, median reset time, env steps/s with 1 and 2 async
-workers and their ratio (what a second worker adds), and PSS per env.
+workers and their ratio (what a second worker adds), the lock-step ceiling of that ratio from the spread of
+the env's own step times (throughput.lockstep_ceiling), and PSS per env.
 
 MiniWoB++ needs gymnasium>=1.2.3 while RLlib pins 1.2.2, so it runs in its own virtualenv (``.venv-miniwob``,
 made on first use with ``pip install miniwob``). Needs Debian ``chromium`` and ``chromium-driver``.
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
-from throughput import ceiling, measure  # bench/ is sys.path[0] when run as a script
+from throughput import ceiling, independent, measure  # bench/ is sys.path[0] when run as a script
 
 import crab_gym  # noqa: F401
 
@@ -98,9 +99,10 @@ def main(seconds: float = 10.0) -> None:
     base = next(iter(rows.values()))
     head = (
         f"{'env':34s} {'steps/s':>8s} {'xMiniWoB':>9s} {'reset ms':>9s} {'1 async':>8s} {'2 async':>8s}"
-        f" {'2/1':>5s} {'MB/env':>7s}"
+        f" {'2/1':>5s} {'lock':>5s} {'MB/env':>7s}"
     )
-    print(f"{seconds:g} s per case; random clicks/taps; one env in-process, then 1 and 2 async workers")
+    print(f"{seconds:g} s per case; random clicks/taps; one env in-process, then 1 and 2 async workers;")
+    print("lock: the most 2 lock-step workers can give over 1, from the spread of the in-process step times")
     print(head)
     print("-" * len(head))
     for name, r in rows.items():
@@ -109,7 +111,7 @@ def main(seconds: float = 10.0) -> None:
         print(
             f"{name:34s} {r['steps_per_s']:8.1f} {vs:9.1f} {1000 * r['reset_s']:9.0f}"
             f" {r['async1_steps_per_s']:8.1f} {r['async2_steps_per_s']:8.1f} {scale:5.2f}"
-            f" {r['async2_mb_per_env']:7.0f}"
+            f" {r['lockstep_ceiling']:5.2f} {r['async2_mb_per_env']:7.0f}"
         )
     desk = rows["Crab-Desktop-v0"]
     print(f"desktop step time / MiniWoB++ step time: {base['steps_per_s'] / desk['steps_per_s']:.2f}")
@@ -121,11 +123,14 @@ def main(seconds: float = 10.0) -> None:
         top = ceiling(env, policy(np.random.default_rng(0)), cpu_s, seconds)
     finally:
         env.close()
+    alone = [independent(make, policy, seconds, procs=n) for n in (1, 2)]
     print(
-        f"2/1 async ceiling for a {cpu_s * 1000:.2f} ms step (a stand-in env burning that CPU): "
-        f"{top['payload']:.2f} with Crab-Android-v0's spaces, observation and info, {top['minimal']:.2f} "
-        f"with a minimal env; Crab-Android-v0 sim 96x208 reached "
-        f"{small['async2_steps_per_s'] / small['async1_steps_per_s']:.2f}"
+        f"Crab-Android-v0 sim 96x208: 2 async workers over 1 reached "
+        f"{small['async2_steps_per_s'] / small['async1_steps_per_s']:.2f}; 2 processes stepping alone, "
+        f"without a vector env, {alone[1] / alone[0]:.2f} (the cores); lock-step with its uneven step "
+        f"times at most {small['lockstep_ceiling']:.2f}; a stand-in env burning a constant "
+        f"{cpu_s * 1000:.2f} ms a step {top['payload']:.2f} with Crab-Android-v0's spaces, observation and "
+        f"info, {top['minimal']:.2f} with a minimal env"
     )
 
 
