@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from crab_gym.spaces import ActionCodec, ParamCodec
-from crab_gym.wrappers.function_calls import MAX_CALL_CHARS, ToolTable
+from crab_gym.wrappers.tool_table import MAX_CALL_CHARS, ToolTable
 
 CONTROL = [chr(c) for c in [*range(0, 9), *range(11, 32), *range(0x7F, 0xA0)]]
 WEIRD = "ü中文é€😀\u202e\u200b\ufeff\uffff\U0010ffff\\\"'`$;|&<>{}"

@@ -16,7 +16,7 @@ from PIL import Image
 from crab_gym.baselines.llm.chat import ModelCaller, RetryPolicy
 from crab_gym.core.actions import InvalidAction
 from crab_gym.spaces import decode_instruction
-from crab_gym.wrappers.function_calls import ToolTable
+from crab_gym.wrappers.tool_table import ToolTable
 
 Screens = dict[str, str]
 """A data URL per device with a screen, in env order."""

@@ -18,7 +18,7 @@ from crab_gym.baselines.llm.base import ChatAgent, Screens, read_call, rejection
 from crab_gym.baselines.llm.by_function import describe_step
 from crab_gym.baselines.llm.chat import Conversation
 from crab_gym.core.actions import InvalidAction
-from crab_gym.wrappers.function_calls import ToolTable
+from crab_gym.wrappers.tool_table import ToolTable
 
 MAIN_PROMPT = (
     "You are the main agent of a team operating devices to complete the user's task: each device has a "
