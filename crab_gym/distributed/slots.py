@@ -2,7 +2,7 @@
 several of a kind are listed, e.g. ``backends={"android": ["adb:emulator-5554", "adb:emulator-5556"]}``.
 
 Slots are per node. Each node has its own devices (X displays and users, adb phones), so a slot is held by a
-file lock in the node's /tmp, like the desktop's X slots (``crab_gym.envs.desktop.backends.xvfb.Slot``).
+file lock in the node's /tmp, like the desktop's X slots (``envs.desktop.backends.session_slot.Slot``).
 ``flock`` locks belong to an open file, so two envs in one process exclude each other as two processes do,
 and a process that dies frees its slots.
 """

@@ -1,10 +1,11 @@
 """A real X session per env instance: Xvfb, D-Bus, openbox, rofi and Debian apps, as an unprivileged user.
 
-Each session takes a *slot* (a file lock), which gives it a display number, a dedicated system user
-(when we are root) and a directory with HOME, a pristine copy of HOME and XDG_RUNTIME_DIR. Xvfb keeps
-running across resets (``-noreset``), and so do the wallpaper, the accessibility bus and the panel (the
-*keepers*, which the panel's reset request brings back to their pristine look); a reset kills every other
-process of the session, restores HOME and starts the session clients again.
+Each session takes a *slot* (``session_slot.py``: a file lock), which gives it a display number, a
+dedicated system user (when we are root) and a directory with HOME, a pristine copy of HOME and
+XDG_RUNTIME_DIR. Xvfb keeps running across resets (``-noreset``), and so do the wallpaper, the
+accessibility bus and the panel (the *keepers*, which the panel's reset request brings back to their
+pristine look); a reset kills every other process of the session, restores HOME and starts the session
+clients again.
 """
 
 from __future__ import annotations
@@ -17,98 +18,23 @@ import signal
 import subprocess
 import sys
 import time
-import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from crab_gym.envs.base import DeviceError
 from crab_gym.envs.desktop.a11y_bus import a11y_bus_address, start_a11y_bus
 from crab_gym.envs.desktop.agent_client import AgentClient
+from crab_gym.envs.desktop.backends.session_slot import FIRST_DISPLAY, Slot, display_accepts, free_display
 from crab_gym.envs.desktop.cpu import cpu_demand_ns
 from crab_gym.envs.desktop.panel import DESKTOP_NOW, Panel
 from crab_gym.envs.desktop.wallpaper import draw_wallpaper, set_root_background
 from crab_gym.envs.desktop.x11 import X11Display
-from crab_gym.envs.slot_lock import SlotLock
 
 TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
 AGENT_SOURCE = Path(__file__).resolve().parent.parent / "session_agent.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
-RUN_ROOT = Path(os.environ.get("CRAB_GYM_RUNDIR", "/tmp/crab-gym"))
-MAX_SLOTS = 64
-FIRST_DISPLAY = 100
 MARKER = "CRAB_GYM_SESSION"
 REQUIRED_PROGRAMS = ("Xvfb", "xauth", "xhost", "dbus-daemon", "openbox", "rofi")
-
-
-@dataclass(frozen=True)
-class SessionUser:
-    name: str
-    uid: int
-    gid: int
-    dedicated: bool  # a user of its own (root mode) or the caller (unprivileged mode)
-
-
-def _ensure_user(name: str) -> SessionUser:
-    """A system user for one slot (created once, reused); the caller itself when not root."""
-    if os.geteuid() != 0:
-        pw = pwd.getpwuid(os.getuid())
-        return SessionUser(pw.pw_name, pw.pw_uid, pw.pw_gid, dedicated=False)
-    for attempt in range(20):
-        try:
-            pw = pwd.getpwnam(name)
-            return SessionUser(name, pw.pw_uid, pw.pw_gid, dedicated=True)
-        except KeyError:
-            pass
-        res = subprocess.run(
-            ["useradd", "--system", "--user-group", "--no-create-home", "--shell", "/bin/bash", name],
-            capture_output=True,
-            text=True,
-        )
-        if res.returncode not in (0, 9):  # 9: exists (a concurrent creator won)
-            time.sleep(0.05 * (attempt + 1))  # /etc/passwd is locked by a concurrent useradd
-    raise DeviceError(f"could not create session user {name!r}")
-
-
-def _ensure_netns(name: str) -> str | None:
-    """A network namespace with only loopback, for one slot (created once, reused): session processes
-    reach neither the network nor the host's or other sessions' ports. None when namespaces cannot be
-    made here (not root, no ``ip``/``nsenter``, no CAP_SYS_ADMIN): sessions then share the host's network."""
-    ip, nsenter = shutil.which("ip") or "/usr/sbin/ip", shutil.which("nsenter")
-    if os.geteuid() != 0 or not nsenter or not os.path.exists(ip):
-        return None
-    path = f"/run/netns/{name}"
-    res = None
-    if not os.path.exists(path):
-        res = subprocess.run([ip, "netns", "add", name], capture_output=True, text=True)
-    if os.path.exists(path):
-        res = subprocess.run([ip, "-n", name, "link", "set", "lo", "up"], capture_output=True, text=True)
-        if res.returncode == 0:
-            return path
-    why = res.stderr.strip() if res is not None else "?"
-    warnings.warn(f"no network namespace {name} ({why}): its sessions share the host's network", stacklevel=3)
-    return None
-
-
-class Slot:
-    """An exclusive (user, directory) pair, held by a file lock that is global to the machine.
-
-    The locks live in one place whatever ``CRAB_GYM_RUNDIR`` says, because the users they hand out are
-    machine-wide: two runs must never share a session user (a reset kills all of its processes).
-    """
-
-    def __init__(self) -> None:
-        RUN_ROOT.mkdir(parents=True, exist_ok=True)
-        self._lock = SlotLock("slot", range(MAX_SLOTS))
-        if self._lock.index is None:
-            raise DeviceError(f"no free desktop slot (all {MAX_SLOTS} are in use)")
-        n = self.index = self._lock.index
-        self.dir = RUN_ROOT / f"s{n}"
-        self.user = _ensure_user(f"crabgym-s{n}")
-        self.netns = _ensure_netns(f"crabgym-s{n}") if self.user.dedicated else None
-
-    def release(self) -> None:
-        self._lock.release()
 
 
 class XvfbSession:
@@ -369,7 +295,7 @@ class XvfbSession:
             sockets.mkdir(exist_ok=True)
             os.chown(sockets, 0, 0)
             os.chmod(sockets, 0o1777)
-        number = _free_display(FIRST_DISPLAY + self.slot.index)
+        number = free_display(FIRST_DISPLAY + self.slot.index)
         self.display_name = f":{number}"
         auth = self.run_dir / "Xauthority"
         auth.touch()
@@ -390,7 +316,7 @@ class XvfbSession:
             start_new_session=True,
             **self._user_kwargs(),
         )  # fmt: skip
-        self._wait(lambda: _accepts(number), 10.0, f"Xvfb {self.display_name}", self._xvfb)
+        self._wait(lambda: display_accepts(number), 10.0, f"Xvfb {self.display_name}", self._xvfb)
         # Let our own (root) process in without the cookie; other users stay out.
         me = pwd.getpwuid(os.geteuid()).pw_name
         res = self.run(["xhost", f"+si:localuser:{me}"], timeout=5)
@@ -501,38 +427,3 @@ class XvfbSession:
         if not path.startswith("/"):
             return self.home / path
         return Path(path)
-
-
-def _accepts(number: int) -> bool:
-    """True if an X server listens on display ``number``."""
-    import socket
-
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        try:
-            sock.connect(X11Display.socket_path(number))
-            return True
-        except OSError:
-            return False
-
-
-def _free_display(first: int) -> int:
-    """A display number no X server uses: ``first``, or the next one a slot stride away.
-
-    Leftovers of a dead server (a lock naming no live process, a socket nobody listens on) are removed.
-    """
-    n = first
-    while True:
-        if not _accepts(n):
-            lock, sock = Path(f"/tmp/.X{n}-lock"), Path(X11Display.socket_path(n))
-            try:
-                os.kill(int(lock.read_text().strip()), 0)  # a live server still starting: not free
-            except (FileNotFoundError, ValueError, ProcessLookupError):
-                try:
-                    lock.unlink(missing_ok=True)
-                    sock.unlink(missing_ok=True)
-                    return n
-                except PermissionError:
-                    pass
-            except PermissionError:
-                pass
-        n += MAX_SLOTS
