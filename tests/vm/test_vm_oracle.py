@@ -2,13 +2,16 @@
 
 Under software emulation (TCG) a desktop task takes 15-30 s, so the default run (CI) takes a slice of two
 (the terminal and a settings check); ``CRAB_VM=full`` runs every v0 task that uses the desktop
-(desktop-only and cross-device, the phone simulated):
+(desktop-only and cross-device, the phone simulated), or those matching ``CRAB_VM_TASKS`` (comma-separated
+shell patterns of task ids):
 
     CRAB_VM=full .venv/bin/pytest -m vm tests/vm/test_vm_oracle.py
+    CRAB_VM=full CRAB_VM_TASKS='terminal_*,vim_*' .venv/bin/pytest -m vm tests/vm/test_vm_oracle.py
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import time
 
@@ -24,9 +27,10 @@ SLICE = ("terminal_create_folder-0", "settings_color_scheme-0")
 
 def _tasks():
     tasks = [t for t in load_tasks("v0") if "ubuntu" in t.platforms]
-    if os.environ.get("CRAB_VM") == "full":
-        return tasks
-    return [t for t in tasks if t.id in SLICE]
+    if os.environ.get("CRAB_VM") != "full":
+        return [t for t in tasks if t.id in SLICE]
+    patterns = [p.strip() for p in os.environ.get("CRAB_VM_TASKS", "*").split(",") if p.strip()]
+    return [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in patterns)]
 
 
 def test_v0_desktop_tasks_solved_on_libvirt(vm_domain):
