@@ -105,6 +105,9 @@ class DesktopEnv(SubEnv):
     def reset(self, seed: int | None = None) -> None:
         self._state = None
         self._keyboard = False
+        if self.session is not None and self.session.outgrown():
+            self.session.close()  # its X server grew past XVFB_GROWTH_MB: a fresh one below
+            self.session = None
         if self.session is not None:
             try:
                 self.session.reset()

@@ -185,3 +185,21 @@ def test_launcher_behind_an_open_menu_reports_no_launcher(desk):
     assert menus, "no context menu opened"
     assert desk.launch_from_launcher("terminal") == "no_launcher"
     assert not any(p.name in ("rofi", "xfce4-terminal") for p in desk.state().processes())
+
+
+def test_an_x_server_that_outgrew_its_budget_is_started_anew_at_reset(monkeypatch):
+    """A reset keeps the X server while it stays within XVFB_GROWTH_MB of its first size, and starts the
+    session anew once it has grown past it (here: a budget of -1 MB, which any server exceeds)."""
+    d = DesktopEnv()
+    try:
+        d.reset()
+        pid = d.session._xvfb.pid
+        assert d.session.x_server_mb() > 0
+        d.reset()
+        assert d.session._xvfb.pid == pid  # within budget: the same server
+        monkeypatch.setattr(type(d.session), "outgrown", lambda self, budget_mb=-1.0: True)
+        d.reset()
+        assert d.session._xvfb.pid != pid  # outgrown: a new server, and a working desktop
+        assert d.launch_from_launcher("text editor") == "window"
+    finally:
+        d.close()

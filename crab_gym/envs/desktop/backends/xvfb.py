@@ -34,6 +34,10 @@ TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
 AGENT_SOURCE = Path(__file__).resolve().parent.parent / "session_agent.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
 MARKER = "CRAB_GYM_SESSION"
+XVFB_GROWTH_MB = float(os.environ.get("CRAB_GYM_XVFB_GROWTH_MB", "96"))
+"""How far the X server's RSS may grow past its size after the first reset before the session is started
+anew at the next reset: Xvfb keeps the high-water mark of what large apps drew (77 -> 110 MB in an hour of
+random actions), and a session that runs for days must not carry that up without bound."""
 REQUIRED_PROGRAMS = ("Xvfb", "xauth", "xhost", "dbus-daemon", "openbox", "rofi")
 
 
@@ -60,6 +64,7 @@ class XvfbSession:
         self._wm: subprocess.Popen | None = None
         self._children: list[subprocess.Popen] = []
         self._logs: list = []
+        self._xvfb_mb0 = 0.0
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -80,6 +85,20 @@ class XvfbSession:
         self._root_props = self.x.root_properties()
         set_root_background(self.display_name, draw_wallpaper(self.size))
         self.reset()
+        self._xvfb_mb0 = self.x_server_mb()
+
+    def x_server_mb(self) -> float:
+        """The X server's resident memory in MB (0 if it is gone)."""
+        try:
+            with open(f"/proc/{self._xvfb.pid}/status") as f:  # type: ignore[union-attr]
+                kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+        except (AttributeError, OSError, StopIteration, ValueError):
+            return 0.0
+        return kb / 1024
+
+    def outgrown(self, budget_mb: float = XVFB_GROWTH_MB) -> bool:
+        """True if the X server grew more than ``budget_mb`` past its size after the first reset."""
+        return self.x_server_mb() - self._xvfb_mb0 > budget_mb
 
     def reset(self) -> None:
         """Kill every session client but the keepers, restore HOME, start D-Bus and the window manager again,
