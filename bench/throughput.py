@@ -73,12 +73,9 @@ def run_single(make: Callable[[], gym.Env], policy: Policy, seconds: float, rese
             times.append(time.perf_counter() - t)
         for _ in range(5):  # warm-up
             _step(env, policy(rng))
-        steps, t0 = [], time.perf_counter()
-        while (t := time.perf_counter()) - t0 < seconds:
-            _step(env, policy(rng))
-            steps.append(time.perf_counter() - t)
+        steps, elapsed = _timed_steps(env, policy, rng, seconds)
         return {
-            "steps_per_s": len(steps) / (time.perf_counter() - t0),
+            "steps_per_s": len(steps) / elapsed,
             "reset_s": statistics.median(times),
             "lockstep_ceiling": lockstep_ceiling(steps),
         }
@@ -100,11 +97,8 @@ def independent(make: Callable[[], gym.Env], policy: Policy, seconds: float, pro
         for _ in range(5):
             _step(env, policy(rng))
         start.wait()
-        n, t0 = 0, time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            _step(env, policy(rng))
-            n += 1
-        queue.put(n / (time.perf_counter() - t0))
+        steps, elapsed = _timed_steps(env, policy, rng, seconds)
+        queue.put(len(steps) / elapsed)
         env.close()
 
     workers = [ctx.Process(target=one) for _ in range(procs)]
@@ -125,6 +119,17 @@ def lockstep_ceiling(step_times: list[float], workers: int = 2, draws: int = 100
     t = np.asarray(step_times)
     slowest = np.random.default_rng(0).choice(t, (draws, workers)).max(axis=1)
     return float(workers * t.mean() / slowest.mean())
+
+
+def _timed_steps(
+    env: gym.Env, policy: Policy, rng: np.random.Generator, seconds: float
+) -> tuple[list[float], float]:
+    """Step ``env`` for ``seconds``: each step's duration, and the time it all took."""
+    steps, t0 = [], time.perf_counter()
+    while (t := time.perf_counter()) - t0 < seconds:
+        _step(env, policy(rng))
+        steps.append(time.perf_counter() - t)
+    return steps, time.perf_counter() - t0
 
 
 def _step(env: gym.Env, action: Any) -> None:

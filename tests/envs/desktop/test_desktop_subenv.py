@@ -189,15 +189,18 @@ def test_launcher_behind_an_open_menu_reports_no_launcher(desk):
 
 def test_an_x_server_that_outgrew_its_budget_is_started_anew_at_reset(monkeypatch):
     """A reset keeps the X server while it stays within XVFB_GROWTH_MB of its first size, and starts the
-    session anew once it has grown past it (here: a budget of -1 MB, which any server exceeds)."""
+    session anew once it has grown past it (here: a budget of -50 MB, which a live server exceeds)."""
     d = DesktopEnv()
     try:
         d.reset()
         pid = d.session._xvfb.pid
         assert d.session.x_server_mb() > 0
+        assert not d.session.outgrown()
         d.reset()
         assert d.session._xvfb.pid == pid  # within budget: the same server
-        monkeypatch.setattr(type(d.session), "outgrown", lambda self, budget_mb=-1.0: True)
+        session_type = type(d.session)
+        real = session_type.outgrown
+        monkeypatch.setattr(session_type, "outgrown", lambda self: real(self, budget_mb=-50.0))
         d.reset()
         assert d.session._xvfb.pid != pid  # outgrown: a new server, and a working desktop
         assert d.launch_from_launcher("text editor") == "window"

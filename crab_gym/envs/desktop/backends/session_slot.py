@@ -103,7 +103,7 @@ def display_accepts(number: int) -> bool:
             return False
 
 
-def free_display(first: int = FIRST_DISPLAY) -> int:
+def free_display(first: int) -> int:
     """A display number no X server uses: ``first``, or the next one a slot stride away.
 
     Leftovers of a dead server (a lock naming no live process, a socket nobody listens on) are removed.
