@@ -16,6 +16,7 @@ from . import db, render
 from .apps import APPS, LAUNCHER
 from .fs import Sandbox, Snapshot
 from .layout import Screen
+from .readers import Readers
 from .shell import Shell
 from .ui import COLORS, DARK, View, to_xml
 
@@ -100,6 +101,7 @@ class Phone:
         (root / MARKER).write_text("crab-gym simulated phone sandbox: wiped and rewritten on reset\n")
         self.fs = Sandbox(root)
         self.fs.on_change = self._files_changed
+        self.readers = Readers(self.fs)
         self._pristine: dict[int, Snapshot] = {}
         self.enter_handlers: dict = {}
         self._next_task = 1
@@ -111,6 +113,7 @@ class Phone:
     def reset(self, seed: int | None = None) -> None:
         """Back to the pristine state of `seed` (default: the current one): files, databases, UI."""
         with self.lock:
+            self.readers.clear()  # wipe and restore change files under SQLite (restore rewrites in place)
             if seed is not None:
                 self.seed = seed
             if self.seed not in self._pristine:
@@ -130,6 +133,7 @@ class Phone:
             self.invalidate()
 
     def close(self) -> None:
+        self.readers.clear()
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
@@ -226,6 +230,7 @@ class Phone:
     def _files_changed(self) -> None:
         """Files changed under the UI: only the Files app shows them (a dump or a screencap file must not
         throw away the cached frame)."""
+        self.readers.clear()
         if self.current.package == "com.google.android.documentsui":
             self.invalidate()
 

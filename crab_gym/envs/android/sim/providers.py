@@ -86,9 +86,8 @@ def query(
     sql = f"SELECT {cols} FROM {prov.table}{_where(prov.where, extra, where)}"
     if sort:
         sql += f" ORDER BY {sort}"
-    with phone.lock, db.connect(phone.fs, prov.path) as c:
-        c.row_factory = sqlite3.Row
-        return [dict(r) for r in c.execute(sql)]
+    with phone.lock:
+        return [dict(r) for r in phone.readers.rows(prov.path, sql, named=True)]
 
 
 def insert(phone, uri: str, values: dict[str, object]) -> int:
@@ -165,9 +164,10 @@ def update(phone, uri: str, values: dict[str, object], where: str = "") -> int:
 
 
 def get_setting(phone, namespace: str, name: str) -> str | None:
-    with phone.lock, db.connect(phone.fs, db.SETTINGS_DB) as c:
-        row = c.execute(f"SELECT value FROM {_ns(namespace)} WHERE name = ?", (name,)).fetchone()
-    return None if row is None else row[0]
+    with phone.lock:
+        sql = f"SELECT value FROM {_ns(namespace)} WHERE name = ?"
+        rows = phone.readers.rows(db.SETTINGS_DB, sql, (name,))
+    return rows[0][0] if rows else None
 
 
 def put_setting(phone, namespace: str, name: str, value: str | None) -> None:
@@ -197,9 +197,11 @@ def _settings_cmd(ctx: Ctx, args: list[str]) -> int:
         put_setting(ctx.phone, args[1], args[2], None)
         ctx.print("Deleted 1 rows")
     elif len(args) >= 2 and args[0] == "list":
-        with ctx.phone.lock, db.connect(ctx.fs, db.SETTINGS_DB) as c:
-            for name, value in c.execute(f"SELECT name, value FROM {_ns(args[1])} ORDER BY name"):
-                ctx.print(f"{name}={value}")
+        with ctx.phone.lock:
+            sql = f"SELECT name, value FROM {_ns(args[1])} ORDER BY name"
+            rows = ctx.phone.readers.rows(db.SETTINGS_DB, sql)
+        for name, value in rows:
+            ctx.print(f"{name}={value}")
     else:
         ctx.eprint(
             "usage:  settings [--user <USER_ID> | current] get namespace key\n"

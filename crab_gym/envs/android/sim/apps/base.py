@@ -38,11 +38,9 @@ def short(package: str, cls: str) -> str:
 
 
 def rows(phone, path: str, sql: str, args: tuple = ()) -> list[tuple]:
-    """Read rows from one of the phone's databases (a fresh connection: the files may be reset underneath)."""
-    from ..db import connect
-
-    with phone.lock, connect(phone.fs, path) as c:
-        return c.execute(sql, args).fetchall()
+    """Read rows from one of the phone's databases (a kept connection: ``sim/readers.py``)."""
+    with phone.lock:
+        return phone.readers.rows(path, sql, args)
 
 
 def execute(phone, path: str, sql: str, args: tuple = ()) -> int:

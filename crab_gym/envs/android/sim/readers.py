@@ -1,0 +1,82 @@
+"""Read connections to the phone's databases, kept open between reads.
+
+A fresh SQLite connection re-reads the schema and starts with a cold page cache: about 0.7 ms for a
+content query that takes 0.06 ms on an open connection, and the evaluator reads a provider every step.
+A kept connection is dropped, and the next read opens a new one, whenever its file may have been changed by
+something other than SQLite (which SQLite itself would not notice):
+
+- the phone resets (``Sandbox.restore`` rewrites files in place) or a shell command or push changes files
+  (``clear``, called by the phone);
+- the file's identity or stamp (device, inode, size, mtime, ctime) is not what it was at the last read;
+- the process is not the one that opened it (a fork).
+
+Writes through SQLite (the apps, ``content insert``, ``sqlite3``) need none of this: every read starts its
+own transaction and SQLite sees another connection's commits. Reads only: writers keep ``db.connect``.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+__all__ = ["Readers"]
+
+Stamp = tuple[int, int, int, int, int]
+
+
+def _stamp(host: Path) -> Stamp | None:
+    try:
+        st = os.stat(host)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+class Readers:
+    """One autocommit read connection per database file of a sandbox (use under the phone's lock)."""
+
+    def __init__(self, fs) -> None:
+        self.fs = fs
+        self._open: dict[Path, tuple[sqlite3.Connection, Stamp]] = {}
+        self._pid = os.getpid()
+
+    def rows(self, path: str, sql: str, args: tuple = (), named: bool = False) -> list:
+        """All rows of ``sql`` on the database at Android ``path`` (``sqlite3.Row`` if ``named``)."""
+        host = self.fs.resolve(path)
+        conn = self._connection(host)
+        if conn is None:  # no such file yet: what a fresh connection does (SQLite creates it)
+            with sqlite3.connect(host, timeout=5.0) as c:
+                c.row_factory = sqlite3.Row if named else None
+                out = c.execute(sql, args).fetchall()
+            c.close()
+            return out
+        conn.row_factory = sqlite3.Row if named else None
+        out = conn.execute(sql, args).fetchall()
+        self._open[host] = (conn, _stamp(host) or self._open[host][1])  # a read may roll back a hot journal
+        return out
+
+    def _connection(self, host: Path) -> sqlite3.Connection | None:
+        if os.getpid() != self._pid:  # a forked child must not use its parent's connections
+            self._open, self._pid = {}, os.getpid()
+        stamp = _stamp(host)
+        held = self._open.get(host)
+        if held is not None and held[1] == stamp:
+            return held[0]
+        if held is not None:
+            self._open.pop(host)[0].close()
+        if stamp is None:
+            return None
+        conn = sqlite3.connect(host, timeout=5.0, isolation_level=None, check_same_thread=False)
+        self._open[host] = (conn, stamp)
+        return conn
+
+    def clear(self) -> None:
+        """Close every kept connection (files may have changed underneath)."""
+        if os.getpid() == self._pid:
+            for conn, _ in self._open.values():
+                conn.close()
+        self._open, self._pid = {}, os.getpid()
+
+    def __len__(self) -> int:
+        return len(self._open)
