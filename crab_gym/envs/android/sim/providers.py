@@ -319,7 +319,7 @@ def _sqlite3(ctx: Ctx, args: list[str]) -> int:
     host = ctx.fs.resolve(path)
     host.parent.mkdir(parents=True, exist_ok=True)
     with ctx.phone.lock:
-        conn = sqlite3.connect(host, timeout=5.0, isolation_level=None)
+        conn = db.open_db(host, isolation_level=None)
         conn.set_authorizer(_inside_sandbox)
         try:
             for stmt in _statements(sql):

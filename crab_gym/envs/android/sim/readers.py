@@ -7,7 +7,8 @@ something other than SQLite (which SQLite itself would not notice):
 
 - the phone resets (``Sandbox.restore`` rewrites files in place) or a shell command or push changes files
   (``clear``, called by the phone);
-- the file's identity or stamp (device, inode, size, mtime, ctime) is not what it was at the last read;
+- the file's identity or stamp (device, inode, size, mtime, ctime) is not what it was when it was opened
+  (a stat a read: the path is checked against the sandbox, symlinks and all, only when a file is opened);
 - the process is not the one that opened it (a fork).
 
 Writes through SQLite (the apps, ``content insert``, ``sqlite3``) need none of this: every read starts its
@@ -38,43 +39,41 @@ class Readers:
 
     def __init__(self, fs) -> None:
         self.fs = fs
-        self._open: dict[Path, tuple[sqlite3.Connection, Stamp]] = {}
+        self._open: dict[str, tuple[Path, sqlite3.Connection, Stamp]] = {}  # by Android path
         self._pid = os.getpid()
 
     def rows(self, path: str, sql: str, args: tuple = (), named: bool = False) -> list:
         """All rows of ``sql`` on the database at Android ``path`` (``sqlite3.Row`` if ``named``)."""
-        host = self.fs.resolve(path)
-        conn = self._connection(host)
+        conn = self._connection(path)
         if conn is None:  # no such file yet: what a fresh connection does (SQLite creates it)
-            with sqlite3.connect(host, timeout=5.0) as c:
+            with sqlite3.connect(self.fs.resolve(path), timeout=5.0) as c:
                 c.row_factory = sqlite3.Row if named else None
                 out = c.execute(sql, args).fetchall()
             c.close()
             return out
         conn.row_factory = sqlite3.Row if named else None
-        out = conn.execute(sql, args).fetchall()
-        self._open[host] = (conn, _stamp(host) or self._open[host][1])  # a read may roll back a hot journal
-        return out
+        return conn.execute(sql, args).fetchall()
 
-    def _connection(self, host: Path) -> sqlite3.Connection | None:
+    def _connection(self, path: str) -> sqlite3.Connection | None:
         if os.getpid() != self._pid:  # a forked child must not use its parent's connections
             self._open, self._pid = {}, os.getpid()
-        stamp = _stamp(host)
-        held = self._open.get(host)
-        if held is not None and held[1] == stamp:
-            return held[0]
+        held = self._open.get(path)
         if held is not None:
-            self._open.pop(host)[0].close()
+            if _stamp(held[0]) == held[2]:
+                return held[1]
+            self._open.pop(path)[1].close()
+        host = self.fs.resolve(path)  # the sandbox check, once per file opened
+        stamp = _stamp(host)
         if stamp is None:
             return None
         conn = sqlite3.connect(host, timeout=5.0, isolation_level=None, check_same_thread=False)
-        self._open[host] = (conn, stamp)
+        self._open[path] = (host, conn, stamp)
         return conn
 
     def clear(self) -> None:
         """Close every kept connection (files may have changed underneath)."""
         if os.getpid() == self._pid:
-            for conn, _ in self._open.values():
+            for _, conn, _ in self._open.values():
                 conn.close()
         self._open, self._pid = {}, os.getpid()
 
