@@ -1,7 +1,10 @@
 """One protocol for any Gymnasium env: steps/s, reset time and memory, alone and in 1 and 2 async workers.
 
 Plain gymnasium + stdlib, so the same code measures crab-gym and, from its own virtualenv, MiniWoB++
-(bench/vs_miniwob.py runs this file there as a script). A policy is ``policy(rng) -> action``.
+(bench/vs_miniwob.py runs this file there as a script). A policy is ``policy(rng) -> action``. Env number
+i draws from its own generator seeded i, wherever it runs (in this process, in a vector env of 1 or 2, in
+its own process): a random walk can settle in a screen that costs twice another's per step, and env 0 must
+walk the same way in every setting compared.
 
 Memory is the proportional set size (PSS, /proc/PID/smaps_rollup) of the async workers and everything
 they started (browsers, X servers, apps), divided by the number of envs.
@@ -10,7 +13,6 @@ they started (browsers, X servers, apps), divided by the number of envs.
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import sys
 import time
@@ -91,8 +93,8 @@ def independent(make: Callable[[], gym.Env], policy: Policy, seconds: float, pro
     ctx = mp.get_context("fork")
     queue, start = ctx.Queue(), ctx.Barrier(procs)
 
-    def one() -> None:
-        env, rng = make(), np.random.default_rng(os.getpid())
+    def one(index: int) -> None:
+        env, rng = make(), np.random.default_rng(index)
         env.reset(seed=0)
         for _ in range(5):
             _step(env, policy(rng))
@@ -101,7 +103,7 @@ def independent(make: Callable[[], gym.Env], policy: Policy, seconds: float, pro
         queue.put(len(steps) / elapsed)
         env.close()
 
-    workers = [ctx.Process(target=one) for _ in range(procs)]
+    workers = [ctx.Process(target=one, args=(i,)) for i in range(procs)]
     for w in workers:
         w.start()
     rate = sum(queue.get(timeout=seconds + 300) for _ in workers)
@@ -150,15 +152,15 @@ def run_async(
     their pipes and use no CPU.
     """
     vecs = {n: gym.vector.AsyncVectorEnv([make] * n, shared_memory=shared_memory) for n in (1, 2)}
-    rng = np.random.default_rng(0)
+    rngs = {n: [np.random.default_rng(i) for i in range(n)] for n in vecs}
     try:
         for n, vec in vecs.items():
             vec.reset(seed=0)
-            _vector_steps(vec, n, policy, rng, 0.5)  # warm-up
+            _vector_steps(vec, policy, rngs[n], 0.5)  # warm-up
         rates: dict[int, list[float]] = {1: [], 2: []}
         for _ in range(rounds):
             for n, vec in vecs.items():
-                rates[n].append(_vector_steps(vec, n, policy, rng, seconds / rounds))
+                rates[n].append(_vector_steps(vec, policy, rngs[n], seconds / rounds))
         ratios = [b / a for a, b in zip(rates[1], rates[2], strict=True)]
         workers = [p.pid for p in vecs[2].processes]
         mem = pss_mb(workers + [d for w in workers for d in descendants(w)]) / 2
@@ -176,14 +178,14 @@ def run_async(
 
 
 def _vector_steps(
-    vec: gym.vector.VectorEnv, n: int, policy: Policy, rng: np.random.Generator, seconds: float
+    vec: gym.vector.VectorEnv, policy: Policy, rngs: list[np.random.Generator], seconds: float
 ) -> float:
-    """Step ``vec`` (``n`` envs) with ``policy`` for ``seconds``: env steps/s."""
-    space = vec.single_action_space
+    """Step ``vec`` with ``policy`` for ``seconds``, env i drawing from ``rngs[i]``: env steps/s."""
+    space, n = vec.single_action_space, len(rngs)
     out = create_empty_array(space, n)
     steps, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        vec.step(concatenate(space, [policy(rng) for _ in range(n)], out))
+        vec.step(concatenate(space, [policy(rng) for rng in rngs], out))
         steps += n
     return steps / (time.perf_counter() - t0)
 

@@ -2,7 +2,8 @@
 
 MiniWoB++ ``miniwob/click-test-2-v1`` (headless Debian chromium through chromium-driver) is the anchor.
 Then Crab-Android-v0 (simulated phone in-process at full size and at 96x208, and the same phone served over
-adb), Crab-Desktop-v0 and Crab-v0. Every env gets clicks/taps at random points. Columns: env steps/s of one
+adb), Crab-Desktop-v0 and Crab-v0. Every env gets clicks/taps at random points, in episodes of at most
+50 steps. Columns: env steps/s of one
 env in this process and as a multiple of MiniWoB++'s, median reset time, env steps/s with 1 and 2 async
 workers (timed in alternating windows) and their ratio (what a second worker adds) with its range over the
 windows, the lock-step ceiling of that ratio from the spread of the env's own step times
@@ -33,7 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv-miniwob"
 MINIWOB_TASK = "miniwob/click-test-2-v1"
 ANDROID_TASK = "contacts_add-0"
-NEVER = 10**9
+EPISODE = (
+    50  # steps: random taps that never reset settle in whichever screen they reach, one costlier than another
+)
 
 
 def miniwob(seconds: float) -> dict:
@@ -60,7 +63,7 @@ def crab_case(env_id: str, devices: tuple[str, ...], **kwargs) -> tuple[Callable
     """A factory for ``env_id`` and a policy tapping/clicking random points on ``devices`` in turn."""
 
     def make() -> gym.Env:
-        return gym.make(env_id, max_steps=NEVER, **kwargs)
+        return gym.make(env_id, max_steps=EPISODE, **kwargs)
 
     probe = make()
     encode = probe.unwrapped.encode_action
