@@ -177,6 +177,26 @@ def run_async(
             vec.close()
 
 
+def sync_and_async(make: Callable[[], gym.Env], policy: Policy, seconds: float, rounds: int = 5) -> dict:
+    """Env steps/s of 2 envs in one process (``SyncVectorEnv``) and in 2 async workers, timed in alternating
+    windows like :func:`run_async`: medians, and the median per-round sync/async ratio."""
+    vecs = {"sync": gym.vector.SyncVectorEnv([make] * 2), "async": gym.vector.AsyncVectorEnv([make] * 2)}
+    rngs = {k: [np.random.default_rng(i) for i in range(2)] for k in vecs}
+    try:
+        for k, vec in vecs.items():
+            vec.reset(seed=0)
+            _vector_steps(vec, policy, rngs[k], 0.5)
+        rates: dict[str, list[float]] = {k: [] for k in vecs}
+        for _ in range(rounds):
+            for k, vec in vecs.items():
+                rates[k].append(_vector_steps(vec, policy, rngs[k], seconds / rounds))
+        ratio = statistics.median(a / b for a, b in zip(rates["sync"], rates["async"], strict=True))
+        return {k: statistics.median(v) for k, v in rates.items()} | {"sync_over_async": ratio}
+    finally:
+        for vec in vecs.values():
+            vec.close()
+
+
 def _vector_steps(
     vec: gym.vector.VectorEnv, policy: Policy, rngs: list[np.random.Generator], seconds: float
 ) -> float:

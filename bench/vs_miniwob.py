@@ -26,7 +26,12 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
-from throughput import ceiling, independent, measure  # bench/ is sys.path[0] when run as a script
+from throughput import (
+    ceiling,
+    independent,
+    measure,
+    sync_and_async,
+)  # bench/ is sys.path[0] when run as a script
 
 import crab_gym  # noqa: F401
 
@@ -129,13 +134,16 @@ def main(seconds: float = 10.0) -> None:
     finally:
         env.close()
     alone = [independent(make, policy, seconds, procs=n) for n in (1, 2)]
+    both = sync_and_async(make, policy, seconds)
     print(
         f"Crab-Android-v0 sim 96x208: 2 async workers over 1 reached "
         f"{small['ratio']:.2f}; 2 processes stepping alone, "
         f"without a vector env, {alone[1] / alone[0]:.2f} (the cores); lock-step with its uneven step "
         f"times at most {small['lockstep_ceiling']:.2f}; a stand-in env burning a constant "
         f"{cpu_s * 1000:.2f} ms a step {top['payload']:.2f} with Crab-Android-v0's spaces, observation and "
-        f"info, {top['minimal']:.2f} with a minimal env"
+        f"info, {top['minimal']:.2f} with a minimal env; 2 envs in one process (SyncVectorEnv) "
+        f"{both['sync']:.0f} steps/s against {both['async']:.0f} in 2 async workers "
+        f"({both['sync_over_async']:.2f}x)"
     )
 
 

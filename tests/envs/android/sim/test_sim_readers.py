@@ -96,3 +96,13 @@ def test_reads_from_another_thread_and_a_forked_child():
         assert names(phone) == expected  # the parent's kept connection is still good
     finally:
         phone.close()
+
+
+def test_phone_databases_commit_without_waiting_for_the_disk(phone):
+    """The sandbox is rewritten at every reset: writers skip fsync (synchronous=OFF), and a reader on its own
+    connection still sees each commit."""
+    with db.connect(phone.fs, db.SETTINGS_DB) as c:
+        assert c.execute("PRAGMA synchronous").fetchone()[0] == 0
+    assert phone.shell("settings get system screen_brightness")[0].strip() != b"7"
+    phone.shell("settings put system screen_brightness 7")
+    assert phone.shell("settings get system screen_brightness")[0].strip() == b"7"
