@@ -145,22 +145,12 @@ def run_async(
 ) -> dict:
     """Env steps/s with 1 and with 2 async workers (autoreset on), and PSS per env of the 2-worker run.
 
-    Both vector envs are started first, then timed in ``rounds`` alternating windows of ``seconds / rounds``
-    each (1, 2, 1, 2, ...): the speed of a shared 2-core machine drifts by more than the effect measured, and
-    alternating puts the drift on both alike. Steps/s are medians over the rounds; ``ratio`` is the median of
-    the per-round 2/1 ratios, with ``ratio_min`` and ``ratio_max``. The idle vector env's workers wait on
-    their pipes and use no CPU.
+    Timed in alternating windows (:func:`alternate`). Steps/s are medians over the rounds; ``ratio`` is the
+    median of the per-round 2/1 ratios, with ``ratio_min`` and ``ratio_max``.
     """
     vecs = {n: gym.vector.AsyncVectorEnv([make] * n, shared_memory=shared_memory) for n in (1, 2)}
-    rngs = {n: [np.random.default_rng(i) for i in range(n)] for n in vecs}
     try:
-        for n, vec in vecs.items():
-            vec.reset(seed=0)
-            _vector_steps(vec, policy, rngs[n], 0.5)  # warm-up
-        rates: dict[int, list[float]] = {1: [], 2: []}
-        for _ in range(rounds):
-            for n, vec in vecs.items():
-                rates[n].append(_vector_steps(vec, policy, rngs[n], seconds / rounds))
+        rates = alternate(vecs, policy, seconds, rounds)
         ratios = [b / a for a, b in zip(rates[1], rates[2], strict=True)]
         workers = [p.pid for p in vecs[2].processes]
         mem = pss_mb(workers + [d for w in workers for d in descendants(w)]) / 2
@@ -179,22 +169,31 @@ def run_async(
 
 def sync_and_async(make: Callable[[], gym.Env], policy: Policy, seconds: float, rounds: int = 5) -> dict:
     """Env steps/s of 2 envs in one process (``SyncVectorEnv``) and in 2 async workers, timed in alternating
-    windows like :func:`run_async`: medians, and the median per-round sync/async ratio."""
+    windows (:func:`alternate`): medians, and the median per-round sync/async ratio."""
     vecs = {"sync": gym.vector.SyncVectorEnv([make] * 2), "async": gym.vector.AsyncVectorEnv([make] * 2)}
-    rngs = {k: [np.random.default_rng(i) for i in range(2)] for k in vecs}
     try:
-        for k, vec in vecs.items():
-            vec.reset(seed=0)
-            _vector_steps(vec, policy, rngs[k], 0.5)
-        rates: dict[str, list[float]] = {k: [] for k in vecs}
-        for _ in range(rounds):
-            for k, vec in vecs.items():
-                rates[k].append(_vector_steps(vec, policy, rngs[k], seconds / rounds))
+        rates = alternate(vecs, policy, seconds, rounds)
         ratio = statistics.median(a / b for a, b in zip(rates["sync"], rates["async"], strict=True))
         return {k: statistics.median(v) for k, v in rates.items()} | {"sync_over_async": ratio}
     finally:
         for vec in vecs.values():
             vec.close()
+
+
+def alternate(vecs: dict[Any, gym.vector.VectorEnv], policy: Policy, seconds: float, rounds: int) -> dict:
+    """Env steps/s of each vector env in ``rounds`` windows of ``seconds / rounds``, taken in turn (a, b, a,
+    b, ...) with all of them up: the speed of a shared 2-core machine drifts by more than the effects
+    measured, and taking turns puts the drift on all alike. An idle vector env's workers wait on their pipes
+    and use no CPU. Env i of every vector env draws from its own generator seeded i."""
+    rngs = {k: [np.random.default_rng(i) for i in range(vec.num_envs)] for k, vec in vecs.items()}
+    for k, vec in vecs.items():
+        vec.reset(seed=0)
+        _vector_steps(vec, policy, rngs[k], 0.5)  # warm-up
+    rates: dict[Any, list[float]] = {k: [] for k in vecs}
+    for _ in range(rounds):
+        for k, vec in vecs.items():
+            rates[k].append(_vector_steps(vec, policy, rngs[k], seconds / rounds))
+    return rates
 
 
 def _vector_steps(
