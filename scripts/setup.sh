@@ -11,7 +11,7 @@ DEBS=(
   dbus dbus-x11 at-spi2-core dconf-cli dconf-gsettings-backend gsettings-desktop-schemas
   xfce4-terminal mousepad thunar vim
   libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-gtk3
-  python3 python3-venv python3-dev python3-gi python3-pyatspi gir1.2-atspi-2.0 gir1.2-gtk-3.0
+  python3 python3-venv python3-dev python3-gi python3-pyatspi python3-xlib gir1.2-atspi-2.0 gir1.2-gtk-3.0
   fonts-dejavu-core xfonts-base sqlite3 procps psmisc adb tesseract-ocr tesseract-ocr-eng
   chromium chromium-driver fonts-roboto fonts-material-design-icons-iconfont gir1.2-wnck-3.0 iproute2
   # the desktop in a VM (crab-gym vm ...): QEMU, libvirt (libvirt-python builds against libvirt-dev), mmdebstrap

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -35,7 +36,11 @@ def session():
 
 @pytest.fixture(scope="module")
 def probe(session):
-    """The probe agent as a process of the session user, with the image's file layout."""
+    """The probe agent as a process of the session user, with the image's file layout, on Debian's python3
+    as in the guest (the session user may not reach this checkout's virtualenv: a clone under /root)."""
+    from crab_gym.envs.desktop.backends.xvfb import SYSTEM_PYTHON
+
+    python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     d = session.run_dir / "crab-gym"
     d.mkdir(exist_ok=True)
     for guest_path, (src, _mode) in GUEST_FILES.items():
@@ -43,7 +48,7 @@ def probe(session):
             shutil.copyfile(src, d / src.name)
     session._chown_tree(d)
     proc = subprocess.Popen(
-        [sys.executable, str(d / "probe.py")],
+        [python, str(d / "probe.py")],
         env=session.env(), cwd=session.home, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL, **session._user_kwargs(),
     )  # fmt: skip
