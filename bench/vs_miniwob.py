@@ -3,11 +3,10 @@
 MiniWoB++ ``miniwob/click-test-2-v1`` (headless Debian chromium through chromium-driver) is the anchor.
 Then Crab-Android-v0 (simulated phone in-process at full size and at 96x208, and the same phone served over
 adb), Crab-Desktop-v0 and Crab-v0. Every env gets clicks/taps at random points, in episodes of at most
-50 steps. Columns: env steps/s of one
-env in this process and as a multiple of MiniWoB++'s, median reset time, env steps/s with 1 and 2 async
-workers (timed in alternating windows) and their ratio (what a second worker adds) with its range over the
-windows, the lock-step ceiling of that ratio from the spread of the env's own step times
-(throughput.lockstep_ceiling), and PSS per env.
+50 steps. Columns: env steps/s of one env in this process and as a multiple of MiniWoB++'s, median reset
+time, env steps/s with 1 and 2 async workers (timed in alternating windows) and their ratio (what a second
+worker adds) with its range over the windows, the lock-step ceiling of that ratio from the spread of the
+env's own step times (throughput.lockstep_ceiling), and PSS per env.
 
 MiniWoB++ needs gymnasium>=1.2.3 while RLlib pins 1.2.2, so it runs in its own virtualenv (``.venv-miniwob``,
 made on first use with ``pip install miniwob``). Needs Debian ``chromium`` and ``chromium-driver``.
@@ -26,12 +25,9 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
-from throughput import (
-    ceiling,
-    independent,
-    measure,
-    sync_and_async,
-)  # bench/ is sys.path[0] when run as a script
+
+# bench/ is sys.path[0] when run as a script
+from throughput import ceiling, independent, measure, sync_and_async
 
 import crab_gym  # noqa: F401
 
@@ -39,9 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv-miniwob"
 MINIWOB_TASK = "miniwob/click-test-2-v1"
 ANDROID_TASK = "contacts_add-0"
-EPISODE = (
-    50  # steps: random taps that never reset settle in whichever screen they reach, one costlier than another
-)
+# Steps an episode may last: random taps that never reset settle in whichever screen they reach, one
+# costlier per step than another, so two runs would compare different walks.
+EPISODE = 50
 
 
 def miniwob(seconds: float) -> dict:

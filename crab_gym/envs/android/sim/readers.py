@@ -11,8 +11,9 @@ something other than SQLite (which SQLite itself would not notice):
   (a stat a read: the path is checked against the sandbox, symlinks and all, only when a file is opened);
 - the process is not the one that opened it (a fork).
 
-Writes through SQLite (the apps, ``content insert``, ``sqlite3``) need none of this: every read starts its
-own transaction and SQLite sees another connection's commits. Reads only: writers keep ``db.connect``.
+A write through SQLite (the apps, ``content insert``, ``sqlite3``) moves the file's stamp too, so the next
+read reopens, which costs one fresh connection after each write and keeps the rule to one check; SQLite
+would see those commits on the kept connection anyway. Reads only: writers keep ``db.connect``.
 """
 
 from __future__ import annotations
