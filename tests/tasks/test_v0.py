@@ -70,14 +70,34 @@ def solve(env, task_id):
     agent = OracleAgent(env)
     obs, info = env.reset(seed=0, options={"task": task_id})
     assert info["completion_ratio"] == 0.0, f"already satisfied at reset: {info['nodes']}"
-    ret = 0.0
+    ret, trace = 0.0, []
     while True:
         obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
         ret += reward
+        trace.append(_traced(info))
         if terminated or truncated:
             break
-    assert info["termination_reason"] == "success", (info["termination_reason"], info["feedback"])
+    assert info["termination_reason"] == "success", "\n".join(
+        [
+            f"{info['termination_reason']}: {info['feedback']}",
+            *map(str, trace[-12:]),
+            f"windows: {_window_titles(env)}",
+        ]
+    )
     assert terminated and not truncated and ret == pytest.approx(1.0)
+
+
+def _traced(info: dict) -> tuple:
+    """One step as a failure message shows it: what was done, what it reported, how long its parts took."""
+    action = info.get("action") or {}
+    timings = {k: round(v, 2) for k, v in info.get("timings", {}).items()}
+    return action.get("device"), action.get("name"), action.get("params"), info.get("action_result"), timings
+
+
+def _window_titles(env) -> list[str] | None:
+    """The desktop's window titles when the episode ended (None for a phone-only env)."""
+    desktop = env.unwrapped.subenvs.get("ubuntu")
+    return None if desktop is None else [w.title for w in desktop.x.windows()]
 
 
 def test_cli_lists_and_shows_tasks():
