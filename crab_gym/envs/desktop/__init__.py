@@ -262,7 +262,9 @@ class DesktopEnv(SubEnv):
         return False
 
     def _rofi_ready(self) -> bool:
-        if not self._rofi_running():
+        """rofi's window shows (it grabs the keyboard first: ``-no-lazy-grab`` in the session's openbox
+        config), and it has drawn its list."""
+        if not self.x.viewable_of_class("rofi"):
             return False
         self.settle(quiet=0.05, timeout=1.0)
         return True

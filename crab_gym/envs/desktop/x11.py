@@ -328,6 +328,20 @@ class X11Display:
         infos = [self._window_info(int(w)) for w in (ids or [])]
         return [i for i in infos if i is not None]
 
+    def viewable_of_class(self, name: str) -> bool:
+        """True if a top-level window of WM_CLASS ``name`` (either part, any case) is viewable: also
+        unmanaged ones, such as rofi's override-redirect window, which :meth:`windows` does not list."""
+        for win in self._root.query_tree().children:
+            try:
+                if win.get_attributes().map_state != X.IsViewable:
+                    continue
+                cls = win.get_wm_class()
+            except XError:
+                continue  # gone since the query
+            if cls and name.lower() in (c.lower() for c in cls):
+                return True
+        return False
+
     def active_window(self) -> WindowInfo | None:
         ids = self._prop(self._root, "_NET_ACTIVE_WINDOW", X.AnyPropertyType)
         if not ids or not int(ids[0]):

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -185,6 +191,42 @@ def test_launcher_behind_an_open_menu_reports_no_launcher(desk):
     assert menus, "no context menu opened"
     assert desk.launch_from_launcher("terminal") == "no_launcher"
     assert not any(p.name in ("rofi", "xfce4-terminal") for p in desk.state().processes())
+
+
+def _stall_next(name: str, seconds: float, within: float = 5.0) -> threading.Thread:
+    """Stop the next process called ``name`` as soon as it appears, for ``seconds``: a slow start-up (cold
+    disk, busy cores) made to happen on demand."""
+    before = {p for p in os.listdir("/proc") if p.isdigit()}
+
+    def run() -> None:
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            for pid in {p for p in os.listdir("/proc") if p.isdigit()} - before:
+                try:
+                    if Path(f"/proc/{pid}/comm").read_text().strip() != name:
+                        continue
+                    os.kill(int(pid), signal.SIGSTOP)
+                    time.sleep(seconds)
+                    os.kill(int(pid), signal.SIGCONT)
+                except (OSError, ProcessLookupError):
+                    continue
+                return
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+def test_a_launcher_slow_to_start_still_gets_the_typed_name(desk):
+    """Keys go to rofi only once its window shows (it grabs the keyboard before mapping it): a launcher
+    stalled as it starts is waited for, instead of the name being typed into nothing and Enter launching
+    the list's first entry (seen under load with a cold disk cache: Thunar's Bulk Rename for "text
+    editor")."""
+    desk.reset()
+    stall = _stall_next("rofi", 0.8)
+    assert desk.launch_from_launcher("text editor") == "window"
+    stall.join()
+    assert "Mousepad" in desk.x.active_window().title
 
 
 def test_an_x_server_that_outgrew_its_budget_is_started_anew_at_reset(monkeypatch):
