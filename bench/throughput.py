@@ -85,31 +85,67 @@ def run_single(make: Callable[[], gym.Env], policy: Policy, seconds: float, rese
         env.close()
 
 
-def independent(make: Callable[[], gym.Env], policy: Policy, seconds: float, procs: int = 2) -> float:
-    """Env steps/s of ``procs`` envs each stepping alone in its own process (forked; no vector env, nothing
-    sent between them): what the machine's cores give with no lock-step and no transport."""
+def independent(make: Callable[[], gym.Env], policy: Policy, seconds: float, rounds: int = 5) -> dict:
+    """Env steps/s of 1 and of 2 envs each stepping alone in its own process (forked; no vector env, nothing
+    sent between them while they step): what the machine's cores give with no lock-step and no transport.
+
+    Timed in alternating windows as :func:`alternate` does (env 0 alone, then both, ``rounds`` times) with
+    both processes up; an idle one waits on its pipe. Medians, and the median per-round 2/1 ratio with its
+    range.
+    """
     import multiprocessing as mp  # noqa: PLC0415
 
     ctx = mp.get_context("fork")
-    queue, start = ctx.Queue(), ctx.Barrier(procs)
 
-    def one(index: int) -> None:
+    def serve(index: int, conn: Any) -> None:
         env, rng = make(), np.random.default_rng(index)
         env.reset(seed=0)
         for _ in range(5):
             _step(env, policy(rng))
-        start.wait()
-        steps, elapsed = _timed_steps(env, policy, rng, seconds)
-        queue.put(len(steps) / elapsed)
+        conn.send("ready")
+        while (window := conn.recv()) is not None:
+            steps, elapsed = _timed_steps(env, policy, rng, window)
+            conn.send(len(steps) / elapsed)
         env.close()
 
-    workers = [ctx.Process(target=one, args=(i,)) for i in range(procs)]
-    for w in workers:
-        w.start()
-    rate = sum(queue.get(timeout=seconds + 300) for _ in workers)
-    for w in workers:
-        w.join()
-    return rate
+    pipes = [ctx.Pipe() for _ in range(2)]
+    procs = [ctx.Process(target=serve, args=(i, child), daemon=True) for i, (_, child) in enumerate(pipes)]
+    conns = [parent for parent, _ in pipes]
+
+    def recv(conn: Any, timeout: float) -> Any:
+        if not conn.poll(timeout):
+            raise TimeoutError(f"an independent env process sent nothing within {timeout:.0f} s")
+        return conn.recv()
+
+    for p in procs:
+        p.start()
+    try:
+        for c in conns:
+            recv(c, 300)
+        rates: dict[int, list[float]] = {1: [], 2: []}
+        for _ in range(rounds):
+            for n in (1, 2):
+                for c in conns[:n]:
+                    c.send(seconds / rounds)
+                rates[n].append(sum(recv(c, seconds + 60) for c in conns[:n]))
+        ratios = [b / a for a, b in zip(rates[1], rates[2], strict=True)]
+        return {
+            "alone1_steps_per_s": statistics.median(rates[1]),
+            "alone2_steps_per_s": statistics.median(rates[2]),
+            "ratio": statistics.median(ratios),
+            "ratio_min": min(ratios),
+            "ratio_max": max(ratios),
+        }
+    finally:
+        for c in conns:
+            try:
+                c.send(None)
+            except OSError:
+                pass
+        for p in procs:
+            p.join(timeout=30)
+            if p.is_alive():
+                p.kill()
 
 
 def lockstep_ceiling(step_times: list[float], workers: int = 2, draws: int = 100_000) -> float:

@@ -129,12 +129,13 @@ def main(seconds: float = 10.0) -> None:
         top = ceiling(env, policy(np.random.default_rng(0)), cpu_s, seconds)
     finally:
         env.close()
-    alone = [independent(make, policy, seconds, procs=n) for n in (1, 2)]
+    alone = independent(make, policy, seconds)
     both = sync_and_async(make, policy, seconds)
     print(
         f"Crab-Android-v0 sim 96x208: 2 async workers over 1 reached "
         f"{small['ratio']:.2f}; 2 processes stepping alone, "
-        f"without a vector env, {alone[1] / alone[0]:.2f} (the cores); lock-step with its uneven step "
+        f"without a vector env, {alone['ratio']:.2f} ({alone['ratio_min']:.2f}-{alone['ratio_max']:.2f}; the "
+        f"cores); lock-step with its uneven step "
         f"times at most {small['lockstep_ceiling']:.2f}; a stand-in env burning a constant "
         f"{cpu_s * 1000:.2f} ms a step {top['payload']:.2f} with Crab-Android-v0's spaces, observation and "
         f"info, {top['minimal']:.2f} with a minimal env; 2 envs in one process (SyncVectorEnv) "
