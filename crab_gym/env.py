@@ -19,7 +19,8 @@ from crab_gym.spaces import ActionCodec, encode_instruction, observation_space, 
 
 
 def make_subenv(name: str, backend: str | None) -> SubEnv:
-    """A sub-env by device name and backend string (see DESIGN.md: xvfb, sim, adb:<serial>, ...)."""
+    """A sub-env by device name and backend string: ``xvfb`` or ``libvirt[:<domain>][@<uri>]`` for the
+    desktop; ``sim``, ``adb-sim``, ``adb:<serial>`` or ``androidenv`` for the phone."""
     if name == "root":
         return RootEnv()
     if name == "ubuntu":

@@ -1,4 +1,4 @@
-"""The code stays as STYLE.md asks: ruff check and format clean everywhere, mypy clean on crab_gym/core."""
+"""The code stays clean: ruff check and format everywhere (crab_gym, tests, bench), mypy on crab_gym/core."""
 
 from __future__ import annotations
 
