@@ -128,14 +128,7 @@ def independent(make: Callable[[], gym.Env], policy: Policy, seconds: float, rou
                 for c in conns[:n]:
                     c.send(seconds / rounds)
                 rates[n].append(sum(recv(c, seconds + 60) for c in conns[:n]))
-        ratios = [b / a for a, b in zip(rates[1], rates[2], strict=True)]
-        return {
-            "alone1_steps_per_s": statistics.median(rates[1]),
-            "alone2_steps_per_s": statistics.median(rates[2]),
-            "ratio": statistics.median(ratios),
-            "ratio_min": min(ratios),
-            "ratio_max": max(ratios),
-        }
+        return _one_and_two("alone", rates)
     finally:
         for c in conns:
             try:
@@ -146,6 +139,19 @@ def independent(make: Callable[[], gym.Env], policy: Policy, seconds: float, rou
             p.join(timeout=30)
             if p.is_alive():
                 p.kill()
+
+
+def _one_and_two(label: str, rates: dict[int, list[float]]) -> dict:
+    """Per-round steps/s with 1 and with 2 envs as medians, and the median per-round 2/1 ratio with its
+    range."""
+    ratios = [b / a for a, b in zip(rates[1], rates[2], strict=True)]
+    return {
+        f"{label}1_steps_per_s": statistics.median(rates[1]),
+        f"{label}2_steps_per_s": statistics.median(rates[2]),
+        "ratio": statistics.median(ratios),
+        "ratio_min": min(ratios),
+        "ratio_max": max(ratios),
+    }
 
 
 def lockstep_ceiling(step_times: list[float], workers: int = 2, draws: int = 100_000) -> float:
@@ -187,17 +193,9 @@ def run_async(
     vecs = {n: gym.vector.AsyncVectorEnv([make] * n, shared_memory=shared_memory) for n in (1, 2)}
     try:
         rates = alternate(vecs, policy, seconds, rounds)
-        ratios = [b / a for a, b in zip(rates[1], rates[2], strict=True)]
         workers = [p.pid for p in vecs[2].processes]
         mem = pss_mb(workers + [d for w in workers for d in descendants(w)]) / 2
-        return {
-            "async1_steps_per_s": statistics.median(rates[1]),
-            "async2_steps_per_s": statistics.median(rates[2]),
-            "ratio": statistics.median(ratios),
-            "ratio_min": min(ratios),
-            "ratio_max": max(ratios),
-            "async2_mb_per_env": mem,
-        }
+        return _one_and_two("async", rates) | {"async2_mb_per_env": mem}
     finally:
         for vec in vecs.values():
             vec.close()
