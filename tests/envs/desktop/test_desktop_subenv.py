@@ -193,10 +193,11 @@ def test_launcher_behind_an_open_menu_reports_no_launcher(desk):
     assert not any(p.name in ("rofi", "xfce4-terminal") for p in desk.state().processes())
 
 
-def _stall_next(name: str, seconds: float, within: float = 5.0) -> threading.Thread:
+def _stall_next(name: str, seconds: float, within: float = 5.0) -> tuple[threading.Thread, list[int]]:
     """Stop the next process called ``name`` as soon as it appears, for ``seconds``: a slow start-up (cold
-    disk, busy cores) made to happen on demand."""
+    disk, busy cores) made to happen on demand. The list gets the pid once it has been stalled."""
     before = {p for p in os.listdir("/proc") if p.isdigit()}
+    stalled: list[int] = []
 
     def run() -> None:
         deadline = time.monotonic() + within
@@ -208,13 +209,14 @@ def _stall_next(name: str, seconds: float, within: float = 5.0) -> threading.Thr
                     os.kill(int(pid), signal.SIGSTOP)
                     time.sleep(seconds)
                     os.kill(int(pid), signal.SIGCONT)
-                except (OSError, ProcessLookupError):
-                    continue
+                except OSError:
+                    continue  # gone, or not ours to stop
+                stalled.append(int(pid))
                 return
 
     t = threading.Thread(target=run, daemon=True)
     t.start()
-    return t
+    return t, stalled
 
 
 def test_a_launcher_slow_to_start_still_gets_the_typed_name(desk):
@@ -223,9 +225,10 @@ def test_a_launcher_slow_to_start_still_gets_the_typed_name(desk):
     the list's first entry (seen under load with a cold disk cache: Thunar's Bulk Rename for "text
     editor")."""
     desk.reset()
-    stall = _stall_next("rofi", 0.8)
+    stall, stalled = _stall_next("rofi", 0.8)
     assert desk.launch_from_launcher("text editor") == "window"
     stall.join()
+    assert stalled, "rofi was never caught starting: the launch was not slowed"
     assert "Mousepad" in desk.x.active_window().title
 
 
