@@ -44,7 +44,8 @@ class LaunchWatch:
         return [p for p in self.session.session_pids() if p not in self.pids and _name(p) not in self.ignore]
 
     def outcome_now(self) -> Outcome | None:
-        """The outcome ("window" or "focused") if the active window already shows it, else None."""
+        """What the active window shows: "window" (a new one), "focused" (another one that was there
+        before), else None."""
         win = self.x.active_window()
         if win is None:
             return None
@@ -59,18 +60,20 @@ class LaunchWatch:
     ) -> Outcome:
         """Poll until the outcome is known.
 
-        "window"/"focused" as soon as the active window shows it; "exited" once no process the launch
-        started is alive (after ``grace`` s, for a program that hands off to a running instance);
-        "idle" once the launched processes ran or waited to run under 5 % of a CPU for ``idle_after`` s
-        with no window;
-        "timeout" after ``startup`` s of a program that keeps working without showing a window.
+        "window" as soon as a new window is active; once no process the launch started is alive (after
+        ``grace`` s, for a program that hands off to a running instance), "focused" if another window
+        that was there before is now active, else "exited"; "idle" once the launched processes ran or
+        waited to run under 5 % of a CPU for ``idle_after`` s with no window; "timeout" after ``startup``
+        s of a program that keeps working without showing a window. A window of before that becomes
+        active while the launched program still runs is not the launch's doing (focus coming back to an
+        app whose dialog just closed, say), so it decides nothing.
         """
         start = last_active = time.monotonic()
         seen: set[int] = set()
         used = 0
         while True:
-            if (done := self.outcome_now()) is not None:
-                return done
+            if (shown := self.outcome_now()) == "window":
+                return shown
             now = time.monotonic()
             pids = self.new_pids()
             fresh = [p for p in pids if p not in seen]
@@ -80,7 +83,7 @@ class LaunchWatch:
                 last_active = now
             used = total
             if now - start >= grace and not pids:
-                return "exited"
+                return "focused" if shown == "focused" else "exited"
             if pids and now - last_active >= idle_after:
                 return "idle"
             if now - start >= startup:

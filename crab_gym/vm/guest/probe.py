@@ -446,8 +446,10 @@ def launch_wait(
     poll: float = 0.02, ignore: tuple[str, ...] = ("rofi",),
 ) -> str:  # fmt: skip
     """What a launch did, as the xvfb backend's LaunchWatch decides it: "window" (a new window is active),
-    "focused" (another existing one is), "exited" (what it started is gone), "idle" (it started something
-    that sits without a window), or "timeout"."""
+    "focused" (what it started is gone and another existing window is active), "exited" (what it started
+    is gone), "idle" (it started something that sits without a window), or "timeout". An existing window
+    that becomes active while the launched program runs decides nothing (focus back from a closed
+    dialog)."""
     before, active, old = set(snapshot["windows"]), snapshot["active"], set(snapshot["pids"])
     start = last_active = time.monotonic()
     seen: set[int] = set()
@@ -456,8 +458,7 @@ def launch_wait(
         win = active_window()
         if win is not None and win[0] not in before and win[1]:
             return "window"
-        if win is not None and win[0] != active and win[0] in before:
-            return "focused"
+        focused = win is not None and win[0] != active and win[0] in before
         now = time.monotonic()
         pids = [p for p in session_pids() if p not in old and _name(p) not in ignore]
         fresh = [p for p in pids if p not in seen]
@@ -467,7 +468,7 @@ def launch_wait(
             last_active = now
         used = total
         if now - start >= grace and not pids:
-            return "exited"
+            return "focused" if focused else "exited"
         if pids and now - last_active >= idle_after:
             return "idle"
         if now - start >= startup:

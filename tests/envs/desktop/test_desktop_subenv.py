@@ -97,6 +97,23 @@ def test_launch_without_a_window_ends_at_once(desk, argv, outcome):
     assert not any(p.name == "rofi" for p in desk.state().processes()), "the launcher was left open"
 
 
+def test_a_window_focused_while_the_launched_program_starts_is_not_the_outcome(desk):
+    """Focus can come back to a window of before while a launched app is still starting (its dialog just
+    closed, say): the launch goes on waiting for the app's window instead of ending as "focused", which
+    let the next keys go to the old window (seen in CI: a tar command typed into Writer)."""
+    desk.reset()
+    assert desk.launch_from_launcher("text editor") == "window"
+    editor = desk.x.active_window().wid
+    assert desk.launch_from_launcher("terminal") == "window"  # the editor is behind, not active
+    script = desk.session.resolve("~/focus_then_open.sh")
+    desk.write_file(
+        "~/focus_then_open.sh", f"xdotool windowactivate {editor}\nsleep 1\nexec xmessage launched\n"
+    )
+    _desktop_entry(desk, "Crabfocus", f"sh {script}")
+    assert desk.launch_from_launcher("crabfocus") == "window"
+    assert desk.x.active_window().title == "xmessage"
+
+
 def test_launch_of_a_working_program_waits_for_its_window(desk):
     """A program that works (CPU) before it maps a window is waited for: its start-up is not cut short."""
     desk.reset()
