@@ -42,7 +42,9 @@ def test_collect_on_ray_gives_the_same_records_as_on_one_machine(local_ray, loca
     ids = sorted(j.episode_id for j in plan_jobs(TASKS, 2))
     assert sorted(e.id for e in load_episodes(tmp_path, complete_only=True)) == ids
     assert sorted(e["episode_id"] for e in events) == ids
-    assert len({e["pid"] for e in events}) == 2  # both actors ran episodes
+    # The actors pull jobs from one board, so an actor that starts late may find them all taken: the
+    # episodes ran in actor processes (not here), one or both.
+    assert 1 <= len({e["pid"] for e in events}) <= 2 and os.getpid() not in {e["pid"] for e in events}
     assert not any(e["shipped"] for e in events)  # one machine: the actors wrote the run folder themselves
     assert json.loads((tmp_path / "collect.json").read_text())["ray"]["actors"] == 2
     ep = load_episode(tmp_path / ids[0])
