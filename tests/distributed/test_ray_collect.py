@@ -44,7 +44,8 @@ def test_collect_on_ray_gives_the_same_records_as_on_one_machine(local_ray, loca
     assert sorted(e["episode_id"] for e in events) == ids
     # The actors pull jobs from one board, so an actor that starts late may find them all taken: the
     # episodes ran in actor processes (not here), one or both.
-    assert 1 <= len({e["pid"] for e in events}) <= 2 and os.getpid() not in {e["pid"] for e in events}
+    pids = {e["pid"] for e in events}
+    assert 1 <= len(pids) <= 2 and os.getpid() not in pids
     assert not any(e["shipped"] for e in events)  # one machine: the actors wrote the run folder themselves
     assert json.loads((tmp_path / "collect.json").read_text())["ray"]["actors"] == 2
     ep = load_episode(tmp_path / ids[0])
