@@ -1,7 +1,9 @@
-"""Timing figures for the simulated phone (prints, never asserts): render, in-process steps/s, reset, and
-round trips through a real adb server when `adb` is installed.
+"""The simulated phone's parts, timed (prints figures, asserts nothing): each app's render (tree + frame),
+screencap PNG encoding, the uiautomator dump, Phone-level steps/s and reset, and round trips through a real
+adb server (the adb binary, a raw smart socket, adbutils) when `adb` is installed. bench/android_step.py
+times the same phone through the env.
 
-    python -m crab_gym.envs.android.sim.bench [--steps 500]
+Run: .venv/bin/python bench/phone_parts.py [--steps 500]
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import socket
 import subprocess
 import time
 
-from . import Phone, PhoneServer
+from crab_gym.envs.android.sim import Phone, PhoneServer
 
 APPS = [
     "com.android.contacts",
