@@ -110,6 +110,11 @@ def test_graph_is_read() -> None:
     assert len(edges) > 50 and any(edges.values())
 
 
+def test_every_module_is_in_a_room() -> None:
+    top = sorted(_short(m) for m in graph() if room(m) == TOP)
+    assert top == ["phone", "sim"], f"modules outside the rooms (only phone.py and __init__.py stay): {top}"
+
+
 def test_no_module_circles() -> None:
     found = [[_short(m) for m in c] for c in cycles(graph())]
     assert not found, f"import circles inside sim: {found}"
