@@ -52,7 +52,7 @@ APPS: dict[str, AppSpec] = {}
 
 
 def install(specs: Iterable[AppSpec]) -> None:
-    """Add apps to APPS, in the order given (the launcher's drawer sorts by label, dumps keep this order)."""
+    """Add apps to APPS in the order given (the factory packages take their uids in this order)."""
     for spec in specs:
         APPS[spec.package] = spec
 
