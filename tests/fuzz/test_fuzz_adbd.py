@@ -24,7 +24,7 @@ from fuzz_support import budget
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crab_gym.envs.android.sim import protocol as p
+from crab_gym.envs.android.sim.adbd import protocol as p
 
 pytestmark = pytest.mark.fuzz
 
