@@ -128,7 +128,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``collect``, ``replay``, ``view`` and ``export`` to the ``crab-gym`` parser."""
     from crab_gym.distributed import add_ray_arguments
 
-    c = sub.add_parser("collect", help="record agents' rollouts on async vector envs (resumable)")
+    c = sub.add_parser("collect", help="record agents' rollouts in a pool of worker processes (resumable)")
     c.add_argument("--agent", default="oracle", choices=["oracle", "random", "llm"])
     c.add_argument("--tasks", default="v0", help="task set name or JSON file")
     c.add_argument("--env", default="Crab-Android-v0", help="Crab-v0 | Crab-Desktop-v0 | Crab-Android-v0")

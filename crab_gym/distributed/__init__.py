@@ -1,4 +1,4 @@
-"""Beyond one machine, on Ray: collect and eval on actors that each hold a vector env (``collect(...,
+"""Beyond one machine, on Ray: collect and eval on actors that each hold a worker pool (``collect(...,
 ray=RayOptions(...))``, ``crab-gym collect|eval --ray`` or ``--ray-address``), and RLlib registration of the
 env ids with device slots per node. Ray is imported only when used (extra ``ray``). See docs/distributed.md.
 """

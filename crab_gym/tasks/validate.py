@@ -207,23 +207,42 @@ def run_check(
     return results
 
 
+class _ResetCheck:
+    """The oracle, noting first which checks of the graph pass right after reset (none should)."""
+
+    def __init__(self, agent: Any, core: Any) -> None:
+        self.agent, self.core = agent, core
+        self.early: list[str] | None = None
+        self.initial = 0.0
+
+    def act(self, obs: Any, info: dict[str, Any]) -> Any:
+        if self.early is None:
+            states = {name: sub.state() for name, sub in self.core.subenvs.items()}
+            graph = self.core.graph
+            self.early = [graph.check(n).description for n in graph.nodes if graph.check(n).evaluate(states)]
+            self.initial = info["completion_ratio"]
+        return self.agent.act(obs, info)
+
+
 def _run_one(env: Any, core: Any, agent: Any, task: Task, res: Result) -> None:
-    obs, info = env.reset(seed=0, options={"task": task.id})
-    states = {name: sub.state() for name, sub in core.subenvs.items()}
-    graph = core.graph
-    early = [graph.check(n).description for n in graph.nodes if graph.check(n).evaluate(states)]
-    if info["completion_ratio"] != 0.0 or early:
-        res.problems.append(f"already satisfied at reset: {early or info['completion_ratio']}")
-    ret, done = 0.0, False
-    while not done:
-        obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
-        ret += reward
-        done = terminated or truncated
-    if info.get("termination_reason") != "success" or abs(ret - 1.0) > 1e-9:
+    from crab_gym.rollout import Transition, rollout
+
+    checked = _ResetCheck(agent, core)
+    last: dict[str, Any] = {}
+
+    def keep(step: Transition) -> None:
+        last["info"] = step.info
+
+    record = rollout(env, checked, task=task.id, seed=0, on_step=keep)
+    if checked.initial != 0.0 or checked.early:
+        res.problems.append(f"already satisfied at reset: {checked.early or checked.initial}")
+    if record.termination_reason != "success" or abs(record.return_ - 1.0) > 1e-9:
+        info = last.get("info", {})
         failed = [n["description"] for n in info.get("nodes", []) if n.get("status") != "passed"]
+        error = record.extra.get("error")
         res.problems.append(
-            f"scripted solution: {info.get('termination_reason')}, return {ret:.2f}, unpassed {failed}"
-            + (f", error {info['error']}" if info.get("error") else "")
+            f"scripted solution: {record.termination_reason}, return {record.return_:.2f}, unpassed {failed}"
+            + (f", error {error}" if error else "")
         )
 
 
