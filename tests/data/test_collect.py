@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from crab_gym.data import load_episode, load_episodes
-from crab_gym.data.collect import collect, plan_jobs
-from crab_gym.data.episode import episode_dirs
-from crab_gym.data.replay import replay_episode
+from crab_gym.episode import load_episode, load_episodes
+from crab_gym.episode.format import episode_dirs
+from crab_gym.runs.collect import collect, plan_jobs
+from crab_gym.runs.replay import replay_episode
 from crab_gym.spaces import decode_instruction
 
 TASKS = ["contacts_add-0", "sms_send-0"]

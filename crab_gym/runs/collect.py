@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 import gymnasium as gym
 
 from crab_gym.core.metrics import EpisodeRecord, aggregate
-from crab_gym.data.episode import finished_ids, load_episodes
-from crab_gym.data.pool import AGENTS, Job, Worker, plan_jobs, run_jobs
+from crab_gym.episode.format import finished_ids, load_episodes
+from crab_gym.runs.pool import AGENTS, Job, Worker, plan_jobs, run_jobs
 
 if TYPE_CHECKING:
-    from crab_gym.distributed.options import RayOptions
+    from crab_gym.runs.distributed.options import RayOptions
 
 __all__ = ["Job", "collect", "plan_jobs", "run_records"]
 
@@ -50,9 +50,9 @@ def collect(
     N). Complete episodes already in ``out`` are skipped. ``records.jsonl``, ``metrics.json`` and
     ``collect.json`` (this call's settings) are written over all complete episodes of ``out``.
     ``record=False`` runs the same loop without the recorder (a baseline for its cost). ``ray``: run the
-    jobs on Ray actors, each with a pool of ``num_envs`` workers (``crab_gym.distributed``).
+    jobs on Ray actors, each with a pool of ``num_envs`` workers (``crab_gym.runs.distributed``).
     """
-    from crab_gym.env import _resolve_tasks
+    from crab_gym.tasks import resolve_tasks
 
     if agent not in AGENTS:
         raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}")
@@ -61,7 +61,7 @@ def collect(
     env_kwargs = {"tasks": tasks, **dict(env_kwargs or {})}
     devices = set(env_kwargs.get("devices") or gym.spec(env_id).kwargs.get("devices", ("ubuntu", "android")))
     devices.add("root")
-    ids = [t.id for t in _resolve_tasks(tasks, devices)]
+    ids = [t.id for t in resolve_tasks(tasks, devices)]
     if limit:
         ids = ids[:limit]
     done = finished_ids(out)
@@ -77,7 +77,7 @@ def collect(
         worker = Worker(str(out), agent, seed, agent_options, record_options, llm_marks, llm_ocr, record,
                         env_id, env_kwargs)  # fmt: skip
         if ray is not None:
-            from crab_gym.distributed.actors import run_on_ray
+            from crab_gym.runs.distributed.actors import run_on_ray
 
             settings["ray"] = ray.describe()
             (out / "collect.json").write_text(json.dumps(settings, indent=1, default=str))

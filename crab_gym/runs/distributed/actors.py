@@ -1,11 +1,11 @@
 """Collect and eval on Ray: actors that each hold a worker pool and pull jobs from one board.
 
-The driver plans the jobs and skips finished episodes (``crab_gym.data.collect.collect``, as on one
+The driver plans the jobs and skips finished episodes (``crab_gym.runs.collect.collect``, as on one
 machine); a :class:`JobBoard` actor hands them out one at a time. Each :class:`CollectActor` runs the collect
 machinery's own worker pool (``run_jobs``: worker processes running ``rollout``, worker replacement, one
 retry) on a queue that pulls from the board, so Ray adds placement and nothing else. An actor on a node
 that shares the run folder records into it directly; any other node records into a staging folder and
-sends each finished episode to the driver (:mod:`crab_gym.distributed.shipping`). If an actor dies (its
+sends each finished episode to the driver (:mod:`crab_gym.runs.distributed.shipping`). If an actor dies (its
 node is lost), the jobs it held go back on the board once and a new actor takes its place; a job that
 fails again is written to ``failed.jsonl``, like a job whose worker died twice.
 """
@@ -24,9 +24,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from crab_gym.data.pool import Job, Worker, run_jobs
-from crab_gym.distributed.options import RayOptions, ray_session
-from crab_gym.distributed.shipping import EpisodeFiles, make_marker, pack_episode, sees_marker, unpack_episode
+from crab_gym.runs.pool import Job, Worker, run_jobs
+from crab_gym.runs.distributed.options import RayOptions, ray_session
+from crab_gym.runs.distributed.shipping import (
+    EpisodeFiles,
+    make_marker,
+    pack_episode,
+    sees_marker,
+    unpack_episode,
+)
 
 __all__ = ["CollectActor", "JobBoard", "PulledJobs", "run_on_ray"]
 

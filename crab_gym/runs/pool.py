@@ -20,7 +20,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from crab_gym.data.episode import safe_id
+from crab_gym.episode.format import safe_id
 
 __all__ = ["AGENTS", "Job", "Worker", "make_agent", "plan_jobs", "run_jobs"]
 

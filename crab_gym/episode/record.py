@@ -1,4 +1,4 @@
-"""RecordEpisodes: write every episode to disk in the native format (:mod:`crab_gym.data.episode`).
+"""RecordEpisodes: write every episode to disk in the native format (:mod:`crab_gym.episode.format`).
 
 A pure observer: stacked over CrabEnv, SetOfMarks, FunctionCalls or FlattenActions, it hands back exactly
 what the env below returns and passes actions on untouched. Per step it keeps every device's screen, the
@@ -23,8 +23,8 @@ import numpy as np
 from PIL import Image
 
 from crab_gym.core.metrics import TERMINATION_REASONS, EpisodeRecord
-from crab_gym.data.episode import EpisodeWriter, jsonable
-from crab_gym.data.space_json import space_to_json
+from crab_gym.episode.format import EpisodeWriter, jsonable
+from crab_gym.episode.space_json import space_to_json
 
 __all__ = ["RecordEpisodes"]
 
@@ -56,7 +56,7 @@ def _flat_arrays(obs: Any, prefix: str = "") -> dict[str, np.ndarray]:
 
 
 class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """Records every episode under ``out_dir``, one folder each (see :mod:`crab_gym.data.episode`).
+    """Records every episode under ``out_dir``, one folder each (see :mod:`crab_gym.episode.format`).
 
     ``frames``: ``"zst"`` (Zstandard-compressed arrays, ~1.5 ms for a 1080x2400 frame) or ``"png"``
     (browsable, ~30 ms). ``downscale``: a factor in (0, 1] for the stored device screens (observations
