@@ -8,6 +8,7 @@ one and its episode is tried once more, then given up as failed (with the error)
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import time
 import traceback
 import zlib
@@ -104,21 +105,29 @@ def run_one(env: gym.Env, agent: Any, job: Job) -> dict[str, Any]:
             "steps": record.steps}  # fmt: skip
 
 
-def _serve(worker: Worker, conn: Connection) -> None:
-    """A worker process: make the env, then run each job received until told to stop (None)."""
+def _serve(worker: Worker, conn: Connection, parent_end: Connection, parent: int) -> None:
+    """A worker process: make the env, then run each job received until told to stop (None) or until the
+    pool's process is gone (a killed Ray actor: its workers must not outlive it, holding its sockets)."""
+    parent_end.close()  # the pool's end, inherited by the fork: else this worker never sees the pool go
     try:
         env, agent = worker.make()
     except BaseException as e:  # noqa: BLE001 - the pool reports it and stops
         conn.send(("fatal", f"{type(e).__name__}: {e}"))
         return
     try:
-        while (job := conn.recv()) is not None:
+        while True:
+            while not conn.poll(1.0):
+                if os.getppid() != parent:
+                    return
+            job = conn.recv()
+            if job is None:
+                return
             try:
                 conn.send(("done", run_one(env, agent, job)))
             except Exception as e:  # noqa: BLE001 - the pool retries the episode on a fresh worker
                 conn.send(("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=3)))
                 return
-    except EOFError:  # the pool went away
+    except (EOFError, OSError):  # the pool went away
         pass
     finally:
         env.close()
@@ -130,7 +139,7 @@ class _Slot:
     def __init__(self, worker: Worker) -> None:
         ctx = mp.get_context()  # fork where it is the default: a worker starts with the parent's modules
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_serve, args=(worker, child), daemon=True)
+        self.process = ctx.Process(target=_serve, args=(worker, child, self.conn, os.getpid()), daemon=True)
         self.process.start()
         child.close()
         self.job: Job | None = None
