@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import gymnasium as gym
 
@@ -79,7 +79,7 @@ def find_recorder(env: gym.Env) -> Recorder | None:
     layer: Any = env
     while isinstance(layer, gym.Wrapper):
         if hasattr(type(layer), "end_episode") and hasattr(layer, "hold_end"):
-            return layer
+            return cast(Recorder, layer)
         layer = layer.env
     return None
 

@@ -83,7 +83,7 @@ class Worker:
     def make(self) -> tuple[gym.Env, Any]:
         """(env, agent) of a worker, the recorder outermost."""
         import crab_gym  # noqa: F401 - registers the env ids
-        from crab_gym.wrappers import RecordEpisodes
+        from crab_gym.episode import RecordEpisodes
 
         env = gym.make(self.env_id, **dict(self.env_kwargs))
         if self.agent == "llm":
