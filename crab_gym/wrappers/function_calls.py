@@ -32,7 +32,7 @@ class FunctionCalls(gym.Wrapper, gym.utils.RecordConstructorArgs):
     JSON object (in a fenced json block, or bare). A dict call may carry ``"device"`` (or ``"env"``) beside
     ``"arguments"``, and ``"tokens"`` or an OpenAI ``"usage": {"total_tokens": N}``. Tokens -- from
     ``tokens=``, the call dict or ``add_tokens()``, summed -- land in ``info["tokens"]`` for that step (the
-    runner sums them for CE); a step without any has no ``"tokens"`` key. Tokens of a turn that ends the
+    rollout sums them for CE); a step without any has no ``"tokens"`` key. Tokens of a turn that ends the
     episode without a step (the agent raised) are handed over by ``take_tokens()``. A carried-out call is
     echoed in ``info["tool_call"]``; a rejected one leaves ``info["invalid_action"]``.
 

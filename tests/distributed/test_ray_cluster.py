@@ -15,8 +15,8 @@ import pytest
 SCRIPT = r"""
 import json, sys
 from ray.cluster_utils import Cluster
-from crab_gym.data.collect import collect
-from crab_gym.distributed import RayOptions
+from crab_gym.runs.collect import collect
+from crab_gym.runs.distributed import RayOptions
 
 cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
 try:

@@ -10,11 +10,11 @@ import signal
 
 import pytest
 
-from crab_gym.data import load_episode, load_episodes
-from crab_gym.data.collect import collect, plan_jobs
-from crab_gym.data.replay import replay_episode
-from crab_gym.distributed import RayOptions
-from crab_gym.eval.run import run_eval
+from crab_gym.episode import load_episode, load_episodes
+from crab_gym.runs.collect import collect, plan_jobs
+from crab_gym.runs.distributed import RayOptions
+from crab_gym.runs.eval import run_eval
+from crab_gym.runs.replay import replay_episode
 
 TASKS = ["contacts_add-0", "sms_send-0"]
 
@@ -120,8 +120,8 @@ def test_desktop_slots_of_actors_on_one_node_never_collide(local_ray):
     @ray.remote(num_cpus=1)
     class Holder:
         def start(self) -> dict:
-            from crab_gym.distributed import DeviceSlot
             from crab_gym.envs.desktop.backends.xvfb import XvfbSession
+            from crab_gym.runs.distributed import DeviceSlot
 
             self.slot = DeviceSlot()
             self.session = XvfbSession(size=(320, 240))
@@ -151,7 +151,7 @@ def test_desktop_slots_of_actors_on_one_node_never_collide(local_ray):
 
 def test_the_board_knows_which_jobs_an_actor_holds():
     """What the driver reads when an actor dies: the jobs it pulled and never reported."""
-    from crab_gym.distributed.actors import JobBoard
+    from crab_gym.runs.distributed.actors import JobBoard
 
     jobs = plan_jobs(TASKS, 2)
     board = JobBoard(jobs)

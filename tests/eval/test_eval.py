@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from crab_gym.core.metrics import EpisodeRecord
-from crab_gym.eval import metrics_by_platform, platform_of
-from crab_gym.eval.compare import compare_table
-from crab_gym.eval.run import run_eval
+from crab_gym.report import metrics_by_platform, platform_of
+from crab_gym.report.compare import compare_table
+from crab_gym.runs.eval import run_eval
 
 PHONE = ["contacts_add-0", "sms_send-0", "clock_set_alarm-0"]
 

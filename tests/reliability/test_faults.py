@@ -24,10 +24,10 @@ import pytest
 from fault_injection import DESKTOP_FAULTS, ERRORS, PHONE_FAULTS, FaultHook, device_of, prepare
 
 import crab_gym  # noqa: F401
-from crab_gym.data.episode import load_episode, load_episodes
 from crab_gym.env import CrabEnv
 from crab_gym.envs.android.sim import Phone, PhoneServer
 from crab_gym.envs.base import DeviceGone
+from crab_gym.episode.format import load_episode, load_episodes
 from crab_gym.wrappers import RecordEpisodes
 
 REPS = int(os.environ.get("CRAB_FAULTS", "3"))

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from crab_gym.data.collect import collect, run_records
+from crab_gym.runs.collect import collect, run_records
 from crab_gym.tasks import load_tasks
 
 pytestmark = [pytest.mark.load, pytest.mark.timeout(3600)]

@@ -17,8 +17,8 @@ import time
 
 import pytest
 
+from crab_gym.runs.validate import run_check
 from crab_gym.tasks import load_tasks
-from crab_gym.tasks.validate import run_check
 
 pytestmark = [pytest.mark.vm, pytest.mark.timeout(0)]
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from crab_gym.distributed.slots import DeviceSlot, resolve_backends, slot_limit
+from crab_gym.runs.distributed.slots import DeviceSlot, resolve_backends, slot_limit
 
 __all__ = ["ENV_IDS", "SlotHeld", "make_rllib_env", "register_rllib_envs", "runner_slots"]
 

@@ -34,7 +34,7 @@ import datasets
 import numpy as np
 from PIL import Image
 
-from crab_gym.data.episode import Episode, load_episodes
+from crab_gym.episode.format import Episode, load_episodes
 
 __all__ = ["action_text", "build_dataset", "encode_image", "export_hf", "readable_text"]
 

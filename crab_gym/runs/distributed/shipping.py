@@ -14,7 +14,7 @@ import shutil
 import uuid
 from pathlib import Path, PurePosixPath
 
-from crab_gym.data.episode import PARTIAL
+from crab_gym.episode.format import PARTIAL
 
 __all__ = ["EpisodeFiles", "make_marker", "pack_episode", "sees_marker", "unpack_episode"]
 

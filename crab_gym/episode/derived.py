@@ -7,7 +7,7 @@
   task's checkpoint graph judged it.
 
 Each is saved with ``save_to_disk(out)`` and as Parquet under ``out/parquet`` (see
-:func:`crab_gym.data.hf_export.build_dataset`); images are PNG bytes in ``Image`` columns.
+:func:`crab_gym.episode.hf_export.build_dataset`); images are PNG bytes in ``Image`` columns.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Any
 
 import datasets
 
-from crab_gym.data.episode import Episode, load_episodes
-from crab_gym.data.hf_export import (
+from crab_gym.episode.format import Episode, load_episodes
+from crab_gym.episode.hf_export import (
     FrameEncoder,
     action_text,
     build_dataset,

@@ -15,7 +15,7 @@ __all__ = ["RayOptions", "add_ray_arguments", "ray_options", "ray_session"]
 class RayOptions:
     """``address``: a cluster to join (``auto``, ``HOST:6379``, ``ray://HOST:10001``); None starts a local
     Ray (``num_cpus`` of it, all cores by default) unless one is already running in this process.
-    ``actors``: how many collect actors, each with a vector env of ``num_envs`` workers (0: one per node);
+    ``actors``: how many collect actors, each with a pool of ``num_envs`` workers (0: one per node);
     ``actor_cpus``: the CPUs each reserves, which is how Ray spreads them over the nodes. ``ship``: whether
     actors send finished episodes to the driver instead of writing the run folder themselves (None: only
     actors on nodes that do not see the run folder; True: all of them)."""
@@ -66,7 +66,7 @@ def add_ray_arguments(parser: argparse.ArgumentParser) -> None:
         "--ray-address", default="", help="run on this Ray cluster (auto, HOST:6379, ray://HOST:10001)"
     )
     parser.add_argument(
-        "--ray-actors", type=_actors, default=0, help="Ray: actors, each with a vector env (0: one per node)"
+        "--ray-actors", type=_actors, default=0, help="Ray: actors, each with a worker pool (0: one per node)"
     )
 
 

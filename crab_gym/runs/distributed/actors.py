@@ -1,17 +1,18 @@
-"""Collect and eval on Ray: actors that each hold a vector env and pull jobs from one board.
+"""Collect and eval on Ray: actors that each hold a worker pool and pull jobs from one board.
 
-The driver plans the jobs and skips finished episodes (``crab_gym.data.collect.collect``, as on one
+The driver plans the jobs and skips finished episodes (``crab_gym.runs.collect.collect``, as on one
 machine); a :class:`JobBoard` actor hands them out one at a time. Each :class:`CollectActor` runs the collect
-machinery's own loop (``run_jobs``: async vector env, worker replacement, one retry) on a queue that pulls
-from the board, so Ray adds placement and nothing else. An actor on a node that shares the run folder records
-into it directly; any other node records into a staging folder and sends each finished episode to the driver
-(:mod:`crab_gym.distributed.shipping`). If an actor dies (its node is lost), the jobs it held go back on the
-board once and a new actor takes its place; a job that fails again is written to ``failed.jsonl``, like a job
-whose worker died twice.
+machinery's own worker pool (``run_jobs``: worker processes running ``rollout``, worker replacement, one
+retry) on a queue that pulls from the board, so Ray adds placement and nothing else. An actor on a node
+that shares the run folder records into it directly; any other node records into a staging folder and
+sends each finished episode to the driver (:mod:`crab_gym.runs.distributed.shipping`). If an actor dies (its
+node is lost), the jobs it held go back on the board once and a new actor takes its place; a job that
+fails again is written to ``failed.jsonl``, like a job whose worker died twice.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import socket
@@ -19,13 +20,19 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from crab_gym.data.collect import Job
-from crab_gym.distributed.options import RayOptions, ray_session
-from crab_gym.distributed.shipping import EpisodeFiles, make_marker, pack_episode, sees_marker, unpack_episode
+from crab_gym.runs.pool import Job, Worker, run_jobs
+from crab_gym.runs.distributed.options import RayOptions, ray_session
+from crab_gym.runs.distributed.shipping import (
+    EpisodeFiles,
+    make_marker,
+    pack_episode,
+    sees_marker,
+    unpack_episode,
+)
 
 __all__ = ["CollectActor", "JobBoard", "PulledJobs", "run_on_ray"]
 
@@ -91,35 +98,23 @@ class PulledJobs:
 
 
 class CollectActor:
-    """A Ray actor holding one vector env of ``num_envs`` collect workers (each with its own devices, on
-    this actor's node) and running jobs from the board until none are left."""
+    """A Ray actor holding a pool of ``num_envs`` collect workers (each with its own devices, on this
+    actor's node) and running jobs from the board until none are left."""
 
     def __init__(
-        self,
-        name: str,
-        board: Any,
-        out: str,
-        marker: str,
-        env_id: str,
-        num_envs: int,
-        env_kwargs: Mapping[str, Any],
-        worker: Mapping[str, Any],
-        ship: bool | None = None,
+        self, name: str, board: Any, marker: str, worker: Worker, num_envs: int, ship: bool | None = None
     ) -> None:
         import crab_gym  # noqa: F401 - registers the env ids in this process
 
-        self.name, self.board, self.env_id, self.num_envs = name, board, env_id, num_envs
-        self.env_kwargs, self.worker = dict(env_kwargs), dict(worker)
+        self.name, self.board, self.num_envs = name, board, num_envs
         shared = sees_marker(marker) and not ship
         self.stage = None if shared else Path(tempfile.mkdtemp(prefix="crab-gym-stage-"))
-        self.out = Path(out) if self.stage is None else self.stage
+        self.worker = worker if self.stage is None else dataclasses.replace(worker, out=str(self.stage))
 
     def run(self) -> tuple[int, float, list[tuple[Job, str]]]:
         """Run jobs until the board is empty: (steps, seconds, jobs given up with their error). Each finished
         episode is reported with the Ray node, host and pid that ran it and whether its files were sent."""
         import ray
-
-        from crab_gym.data.collect import run_jobs, worker_wrappers
 
         host, node = socket.gethostname(), ray.get_runtime_context().get_node_id()
 
@@ -132,10 +127,9 @@ class CollectActor:
                 shutil.rmtree(folder, ignore_errors=True)
             ray.get(self.board.report.remote(self.name, event, files))
 
-        wrappers = worker_wrappers(self.out, **self.worker)
         queue: Any = PulledJobs(self.board, self.name)
         try:
-            return run_jobs(self.env_id, queue, self.num_envs, self.env_kwargs, wrappers, report, False)
+            return run_jobs(self.worker, queue, self.num_envs, report, False)
         finally:
             if self.stage is not None:
                 shutil.rmtree(self.stage, ignore_errors=True)
@@ -214,11 +208,9 @@ class _Run:
 def run_on_ray(
     options: RayOptions,
     out: Path,
-    env_id: str,
+    worker: Worker,
     jobs: list[Job],
     num_envs: int,
-    env_kwargs: Mapping[str, Any],
-    worker: Mapping[str, Any],
     on_episode: Callable[[dict[str, Any]], None] | None = None,
     progress: bool = True,
 ) -> tuple[int, float, list[tuple[Job, str]]]:
@@ -231,7 +223,7 @@ def run_on_ray(
     with ray_session(options):
         board = ray.remote(num_cpus=0)(JobBoard).remote(list(jobs))
         marker = make_marker(out)
-        spec = (str(out), str(marker), env_id, num_envs, dict(env_kwargs), dict(worker), options.ship)
+        spec = (str(marker), dataclasses.replace(worker, out=str(out)), num_envs, options.ship)
         run = _Run(options, out, board, spec, on_episode)
         wanted = max(1, min(options.actors or _alive_nodes(), len(jobs)))
         columns = [TextColumn("[bold]collect on ray"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -1,4 +1,4 @@
-"""Recorded episodes (:mod:`crab_gym.data.episode`) as a Minari dataset, for offline RL and imitation.
+"""Recorded episodes (:mod:`crab_gym.episode.format`) as a Minari dataset, for offline RL and imitation.
 
 The dataset's spaces are the recorded env's (``observation_space`` / ``action_space`` of ``episode.json``):
 CrabEnv's ``Tuple(Discrete, Discrete, Dict(..., Text))`` action, FlattenActions' ``MultiDiscrete`` and flat
@@ -40,8 +40,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec, WrapperSpec
 
-from crab_gym.data.episode import Episode, load_episodes
-from crab_gym.data.space_json import space_from_json
+from crab_gym.episode.format import Episode, load_episodes
+from crab_gym.episode.space_json import space_from_json
 
 __all__ = ["export_minari", "minari_space_text"]
 

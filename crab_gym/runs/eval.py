@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from crab_gym.eval.platforms import metrics_by_platform
+from crab_gym.report.platforms import metrics_by_platform
 
 
 def run_eval(
@@ -36,10 +36,10 @@ def run_eval(
     """Evaluate ``agent`` (``jobs`` episodes at once, each worker with its own devices) and write the run's
     metrics and report into ``out``; re-running with the same ``out`` skips finished episodes. Returns the
     metrics as written to ``metrics.json`` (overall at the top, ``platforms`` per platform). ``ray`` (a
-    ``crab_gym.distributed.RayOptions``): run on Ray actors, each with ``jobs`` workers."""
-    from crab_gym.data.collect import collect, run_records
-    from crab_gym.env import _resolve_tasks
-    from crab_gym.eval.report import write_report
+    ``crab_gym.runs.distributed.RayOptions``): run on Ray actors, each with ``jobs`` workers."""
+    from crab_gym.runs.collect import collect, run_records
+    from crab_gym.tasks import resolve_tasks
+    from crab_gym.report.page import write_report
 
     out = Path(out)
     env_kwargs = {"devices": tuple(devices), "max_steps": max_steps}
@@ -49,7 +49,7 @@ def run_eval(
     records = run_records(out)
     if not records:
         raise RuntimeError(f"{out}: no episode finished")
-    platforms = {t.id: t.platforms for t in _resolve_tasks(tasks, {*devices, "root"})}
+    platforms = {t.id: t.platforms for t in resolve_tasks(tasks, {*devices, "root"})}
     by_platform = metrics_by_platform(records, platforms)
     title = f"{name or agent} on {tasks if isinstance(tasks, str) else 'a task list'} ({','.join(devices)})"
     metrics = {**by_platform["overall"].to_dict(), "agent": name or agent, "env_id": env_id,
@@ -57,7 +57,7 @@ def run_eval(
                "platforms": {p: m.to_dict() for p, m in by_platform.items()}}  # fmt: skip
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
     if view:
-        from crab_gym.data.view import write_view
+        from crab_gym.episode.view import write_view
 
         write_view(out)
     write_report(out, platforms, title=f"crab-gym: {title}")  # after view.html, which it links

@@ -13,7 +13,7 @@ EXPORTS = ("minari", "hf", "grounding", "inverse-dynamics", "success-detection")
 def export(run: str, to: str, out: str, dataset_id: str = "") -> str:
     """Export a run folder to ``to`` (one of EXPORTS) at ``out``; returns where it went, in words."""
     if to == "minari":
-        from crab_gym.data.minari_export import export_minari
+        from crab_gym.episode.minari_export import export_minari
 
         name = dataset_id or f"crab-gym/{Path(run).resolve().name}-v0"
         path = export_minari(run, name, data_path=out)
@@ -21,11 +21,11 @@ def export(run: str, to: str, out: str, dataset_id: str = "") -> str:
             f"Minari dataset {name!r} in {path} (MINARI_DATASETS_PATH={out}; minari.load_dataset({name!r}))"
         )
     if to == "hf":
-        from crab_gym.data.hf_export import export_hf
+        from crab_gym.episode.hf_export import export_hf
 
         ds = export_hf(run, out)
         return f"{len(ds)} steps as a Hugging Face dataset in {out} (datasets.load_from_disk)"
-    from crab_gym.data import derived
+    from crab_gym.episode import derived
 
     build = {
         "grounding": derived.grounding_dataset,
@@ -37,8 +37,8 @@ def export(run: str, to: str, out: str, dataset_id: str = "") -> str:
 
 
 def _cmd_collect(args: argparse.Namespace) -> int:
-    from crab_gym.data.collect import collect
-    from crab_gym.distributed import ray_options
+    from crab_gym.runs.collect import collect
+    from crab_gym.runs.distributed import ray_options
 
     formats = [f for f in args.format.split(",") if f]
     bad = [f for f in formats if f not in ("native", *EXPORTS)]
@@ -90,8 +90,8 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from crab_gym.data.episode import load_episodes
-    from crab_gym.data.replay import replay_episode
+    from crab_gym.episode.format import load_episodes
+    from crab_gym.runs.replay import replay_episode
 
     backends = {"android": args.android_backend} if args.android_backend else None
     bad = n = 0
@@ -112,7 +112,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
-    from crab_gym.data.view import write_view
+    from crab_gym.episode.view import write_view
 
     path = write_view(args.dir, args.out or None)
     print(f"wrote {path}")
@@ -126,9 +126,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``collect``, ``replay``, ``view`` and ``export`` to the ``crab-gym`` parser."""
-    from crab_gym.distributed import add_ray_arguments
+    from crab_gym.runs.distributed import add_ray_arguments
 
-    c = sub.add_parser("collect", help="record agents' rollouts on async vector envs (resumable)")
+    c = sub.add_parser("collect", help="record agents' rollouts in a pool of worker processes (resumable)")
     c.add_argument("--agent", default="oracle", choices=["oracle", "random", "llm"])
     c.add_argument("--tasks", default="v0", help="task set name or JSON file")
     c.add_argument("--env", default="Crab-Android-v0", help="Crab-v0 | Crab-Desktop-v0 | Crab-Android-v0")

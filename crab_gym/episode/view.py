@@ -4,7 +4,7 @@ The page has a summary table of the episodes (task, success, completion ratio, s
 complete or incomplete), then per episode the instruction, the completion-ratio curve over steps (inline
 SVG) and the steps one card each. The card of step t shows each device's screen the action acted on (the
 screen after step t - 1, with the Set-of-Marks boxes the agent saw) with the action drawn on it
-(:mod:`crab_gym.data.draw_actions`), captioned with the action, reward, completion ratio, invalid-action
+(:mod:`crab_gym.episode.draw_actions`), captioned with the action, reward, completion ratio, invalid-action
 reason and node states after the step; a last card shows the final screens. So every recorded screen
 appears once per device. Frames are downscaled, encoded once per distinct image and referenced by key
 from a JavaScript map, so repeated screens do not grow the page.
@@ -25,8 +25,8 @@ import jinja2
 from markupsafe import Markup
 from PIL import Image
 
-from crab_gym.data.draw_actions import draw_action, draw_marks
-from crab_gym.data.episode import Episode, EpisodeFormatError, load_episodes
+from crab_gym.episode.draw_actions import draw_action, draw_marks
+from crab_gym.episode.format import Episode, EpisodeFormatError, load_episodes
 
 __all__ = ["action_text", "curve_svg", "write_view"]
 
@@ -236,7 +236,7 @@ def _cards(ep: Episode, frames: _Frames) -> list[dict[str, Any]]:
 
 def _template() -> jinja2.Template:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("crab_gym.data", "templates"),
+        loader=jinja2.PackageLoader("crab_gym.episode", "templates"),
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -1,9 +1,9 @@
 """``report.html`` of an evaluation run: one self-contained page (no file beside it, no network).
 
 The page has the metrics per platform (SR, CR, EE, CE, shares of failure reasons), a table per task and
-per episode, the plots of :mod:`crab_gym.eval.plots` as PNG data URLs, and per recorded episode a strip of
+per episode, the plots of :mod:`crab_gym.report.plots` as PNG data URLs, and per recorded episode a strip of
 screens: the screen each action was taken on, downscaled to JPEG with the action drawn on it
-(:mod:`crab_gym.data.draw_actions`), captioned with the action, the completion ratio after it and the
+(:mod:`crab_gym.episode.draw_actions`), captioned with the action, the completion ratio after it and the
 evaluator's feedback when it changed. ``view.html`` (every step in full) is linked when it exists. Everything
 is read from the run folder, so the report of a resumed run covers all its episodes.
 """
@@ -22,11 +22,11 @@ import jinja2
 from PIL import Image
 
 from crab_gym.core.metrics import FAILURE_REASONS, TERMINATION_REASONS, EpisodeRecord, Metrics
-from crab_gym.data.draw_actions import draw_action
-from crab_gym.data.episode import Episode, EpisodeFormatError, episode_dirs, load_episode
-from crab_gym.data.view import action_text
-from crab_gym.eval import plots
-from crab_gym.eval.platforms import PLATFORMS, metrics_by_platform, platform_of
+from crab_gym.episode.draw_actions import draw_action
+from crab_gym.episode.format import Episode, EpisodeFormatError, episode_dirs, load_episode
+from crab_gym.episode.view import action_text
+from crab_gym.report import plots
+from crab_gym.report.platforms import PLATFORMS, metrics_by_platform, platform_of
 
 __all__ = ["write_report"]
 
@@ -245,7 +245,7 @@ def _figures(
 
 def _template() -> jinja2.Template:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("crab_gym.eval", "templates"),
+        loader=jinja2.PackageLoader("crab_gym.report", "templates"),
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,

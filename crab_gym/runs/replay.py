@@ -16,7 +16,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from crab_gym.data.episode import Episode
+from crab_gym.episode.format import Episode
 
 __all__ = ["ReplayResult", "make_env_for", "replay_episode"]
 

@@ -1,4 +1,4 @@
-"""RecordEpisodes: write every episode to disk in the native format (:mod:`crab_gym.data.episode`).
+"""RecordEpisodes: write every episode to disk in the native format (:mod:`crab_gym.episode.format`).
 
 A pure observer: stacked over CrabEnv, SetOfMarks, FunctionCalls or FlattenActions, it hands back exactly
 what the env below returns and passes actions on untouched. Per step it keeps every device's screen, the
@@ -23,8 +23,8 @@ import numpy as np
 from PIL import Image
 
 from crab_gym.core.metrics import TERMINATION_REASONS, EpisodeRecord
-from crab_gym.data.episode import EpisodeWriter, jsonable
-from crab_gym.data.space_json import space_to_json
+from crab_gym.episode.format import EpisodeWriter, jsonable
+from crab_gym.episode.space_json import space_to_json
 
 __all__ = ["RecordEpisodes"]
 
@@ -56,7 +56,7 @@ def _flat_arrays(obs: Any, prefix: str = "") -> dict[str, np.ndarray]:
 
 
 class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """Records every episode under ``out_dir``, one folder each (see :mod:`crab_gym.data.episode`).
+    """Records every episode under ``out_dir``, one folder each (see :mod:`crab_gym.episode.format`).
 
     ``frames``: ``"zst"`` (Zstandard-compressed arrays, ~1.5 ms for a 1080x2400 frame) or ``"png"``
     (browsable, ~30 ms). ``downscale``: a factor in (0, 1] for the stored device screens (observations
@@ -65,6 +65,10 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
     keep the agent's observations (needed for the Minari export). ``background``: compress and write files
     on a thread, in order, while the env steps on. ``reset(options={"episode_id": ...})``
     names the folder; by default it is ``<task id>-s<seed>-<random>``.
+
+    Driven by :func:`crab_gym.rollout.rollout`, an episode is closed with the loop's own record
+    (``hold_end`` set: the last step leaves it open for :meth:`end_episode`); in a loop of your own, the
+    step that ends it closes it with a record made from the env's info.
     """
 
     def __init__(
@@ -98,6 +102,7 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.background = background
         self.writer: EpisodeWriter | None = None
         self.last_episode: Path | None = None
+        self.hold_end = False
         self._marks = self._find_below("SetOfMarks")
         self._calls = self._find_below("FunctionCalls")
         self._t0 = 0.0
@@ -147,20 +152,18 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
             self._t, obs, info, action=action, reward=reward, terminated=terminated, truncated=truncated
         )
         self._record_seconds += time.perf_counter() - t0
-        if terminated or truncated:
+        if (terminated or truncated) and not self.hold_end:
             self._close("complete", info=info)
         return obs, reward, terminated, truncated, info
 
-    def end_episode(self, reason: str, error: str | None = None) -> None:
-        """End the episode being recorded for a reason outside the env (``agent_error``: the agent could
-        not choose an action): closed as complete, its record failed with that reason."""
+    def end_episode(self, record: EpisodeRecord, ended_by: str | None = None) -> None:
+        """Close the episode being recorded as complete with ``record``, the loop's account of it
+        (``ended_by``: why, when not the env, e.g. the error of an agent that could not act)."""
         if self.writer is None:
             return
-        spent = self._calls.take_tokens() if hasattr(self._calls, "take_tokens") else None
-        if spent is not None:  # the calls of the turn that failed count toward CE too
-            self._tokens = (self._tokens or 0) + spent
-        info = {**self._last_info, "termination_reason": reason, "success": False}
-        self._close("complete", info=info, ended_by=error or reason)
+        info = {**self._last_info, "termination_reason": record.termination_reason}
+        meta = {"ended_by": ended_by} if ended_by else {}
+        self._close("complete", info=info, record=record, **meta)
 
     def close(self) -> None:
         if self.writer is not None:
@@ -303,14 +306,22 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
             step["elements"] = elements
         self.writer.add_step(step)
 
-    def _close(self, status: str, info: Mapping[str, Any] | None = None, **meta: Any) -> None:
+    def _close(
+        self,
+        status: str,
+        info: Mapping[str, Any] | None = None,
+        record: EpisodeRecord | None = None,
+        **meta: Any,
+    ) -> None:
         writer, self.writer = self.writer, None
         if writer is None:
             return
         seconds = time.perf_counter() - self._t0
+        if record is not None:
+            meta["record"] = record.to_dict()
         if info is not None:
             reason = info.get("termination_reason")
-            if reason in TERMINATION_REASONS:
+            if record is None and reason in TERMINATION_REASONS:
                 meta["record"] = EpisodeRecord(
                     task_id=str(info.get("task_id")),
                     success=bool(info.get("success")),
