@@ -32,7 +32,7 @@ finally:
 """
 
 
-@pytest.mark.slow
+@pytest.mark.ray
 def test_collect_joins_a_two_node_cluster_with_one_actor_per_node(tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "run"

@@ -59,6 +59,7 @@ def _example():
     return module
 
 
+@pytest.mark.ray
 def test_ppo_trains_one_iteration_with_two_env_runners_on_their_own_slots(local_ray):
     pytest.importorskip("ray.rllib")
     pytest.importorskip("torch")

@@ -44,6 +44,7 @@ def _outcomes(run) -> list[tuple]:
                   for r in recs)  # fmt: skip
 
 
+@pytest.mark.slow  # ~25 s
 def test_two_jobs_give_the_same_records_as_one_and_a_rerun_resumes(tmp_path):
     one = run_eval(tmp_path / "one", "Crab-Android-v0", ("android",), "oracle", PHONE, jobs=1, progress=False)
     two = run_eval(tmp_path / "two", "Crab-Android-v0", ("android",), "oracle", PHONE, jobs=2, progress=False)

@@ -61,6 +61,7 @@ def test_run_check_on_composed_cross_device_sample() -> None:
     assert not bad
 
 
+@pytest.mark.slow  # ~25 s
 def test_run_check_on_android_sample() -> None:
     tasks = [t for t in generate_tasks(seed=3, n=80, platforms=["android"])]
     results = run_check(tasks, backends={"android": "sim"})
