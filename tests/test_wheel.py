@@ -41,8 +41,8 @@ paths += [source for source, _ in recipe.GUEST_FILES.values()]
 recipe.Recipe().image_hash()  # reads every file the guest image is built from
 missing = [str(p) for p in paths if not p.exists() or not p.resolve().is_relative_to(installed)]
 assert not missing, missing
-from crab_gym.data.view import _template as view
-from crab_gym.eval.report import _template as report
+from crab_gym.episode.view import _template as view
+from crab_gym.report.page import _template as report
 view(), report()
 print(installed)
 """
@@ -81,7 +81,9 @@ def test_the_installed_wheel_finds_its_data_files(wheel, tmp_path):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
     install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index"]
-    res = subprocess.run([*install, "-q", str(wheel)], capture_output=True, text=True, timeout=300)
+    # Without PYTHONPATH: a checkout on it (its crab_gym.egg-info) would make pip skip the wheel as installed.
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    res = subprocess.run([*install, "-q", str(wheel)], env=env, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-3000:]
     site = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
@@ -89,7 +91,6 @@ def test_the_installed_wheel_finds_its_data_files(wheel, tmp_path):
     ).stdout.strip()  # fmt: skip
     deps = [p for p in sys.path if p and Path(p).is_dir() and not Path(p, "crab_gym").exists()]
     Path(site, "zz_test_deps.pth").write_text("".join(f"{d}\n" for d in deps))
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     res = subprocess.run(
         [str(python), "-c", CHECK], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
