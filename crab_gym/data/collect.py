@@ -134,7 +134,7 @@ class CollectWorker(gym.Wrapper):
         return self._obs, reward, terminated, truncated, self._info
 
 
-def _wrap_llm(env: gym.Env, marks: bool, ocr: str | None) -> gym.Env:
+def _wrap_llm(env: gym.Env, marks: bool, ocr: str | None) -> gym.Wrapper:
     from crab_gym.wrappers import FunctionCalls, SetOfMarks
 
     return FunctionCalls(SetOfMarks(env, ocr=ocr) if marks else env)
@@ -154,10 +154,10 @@ def worker_wrappers(
     llm_marks: bool = True,
     llm_ocr: str | None = None,
     record: bool = True,
-) -> list[Callable[[gym.Env], gym.Env]]:
+) -> list[Callable[[gym.Env], gym.Wrapper]]:
     """The wrappers of a collect worker, innermost first: the LLM's interface, the recorder (into ``out``)
     and the CollectWorker."""
-    wrappers: list[Callable[[gym.Env], gym.Env]] = []
+    wrappers: list[Callable[[gym.Env], gym.Wrapper]] = []
     if agent == "llm":
         wrappers.append(partial(_wrap_llm, marks=llm_marks, ocr=llm_ocr))
     if record:
@@ -216,7 +216,7 @@ def collect(
     started = time.perf_counter()
     steps, loop = 0, 0.0
     if jobs:
-        worker = {"agent": agent, "seed": seed, "agent_options": agent_options,
+        worker: dict[str, Any] = {"agent": agent, "seed": seed, "agent_options": agent_options,
                   "record_options": record_options, "llm_marks": llm_marks, "llm_ocr": llm_ocr,
                   "record": record}  # fmt: skip
         if ray is not None:
@@ -279,7 +279,7 @@ def run_jobs(
     jobs: list[Job],
     num_envs: int,
     env_kwargs: dict[str, Any],
-    wrappers: list[Callable[[gym.Env], gym.Env]],
+    wrappers: list[Callable[[gym.Env], gym.Wrapper]],
     on_episode: Callable[[dict[str, Any]], None] | None,
     show: bool,
 ) -> tuple[int, float, list[tuple[Job, str]]]:
@@ -295,7 +295,7 @@ def run_jobs(
     queue = jobs
     tries: dict[Job, int] = {}
     failed: list[tuple[Job, str]] = []
-    counts = {"steps": 0, "finished": 0, "ok": 0, "cr": 0.0}
+    counts: dict[str, float] = {"steps": 0, "finished": 0, "ok": 0, "cr": 0.0}
     seconds = 0.0
     columns = [TextColumn("[bold]collect"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.fields[rate]}")]  # fmt: skip
@@ -330,7 +330,7 @@ def run_jobs(
             else:
                 vec.close()
             seconds += time.perf_counter() - t0
-    return counts["steps"], seconds, failed
+    return int(counts["steps"]), seconds, failed
 
 
 def _kill(vec: Any) -> None:
@@ -368,7 +368,7 @@ def _loop(
     n: int,
     queue: list[Job],
     current: list[Job | None],
-    counts: dict[str, int],
+    counts: dict[str, float],
     on_episode: Callable[[dict[str, Any]], None] | None,
     show: Callable[[], None],
 ) -> None:
@@ -397,11 +397,12 @@ def _loop(
             counts["ok"] += success
             cr = float(infos.get("completion_ratio", np.zeros(n))[i])
             counts["cr"] += cr
-            if on_episode is not None:
+            job = current[i]
+            if on_episode is not None and job is not None:  # a busy worker has its job
                 reason = str(infos["termination_reason"][i])
                 on_episode({"task_id": str(infos["task_id"][i]), "success": success,
                             "termination_reason": reason, "completion_ratio": cr,
-                            "episode_id": current[i].episode_id})  # fmt: skip
+                            "episode_id": job.episode_id})  # fmt: skip
             current[i] = None
         if ended.any() and queue:
             assign(ended)
