@@ -153,20 +153,20 @@ def evaluate(
 ) -> dict[str, dict[str, float]]:
     """{family: success rate, mean return, mean steps, episodes} over a fixed list of episodes: episode i
     of a family is its task i (cycling) on phone seed i (cycling), the same for every policy."""
+    from crab_gym.rollout import rollout
+
     seeds = list(phone_seeds or env.phone_seeds)
     names = _family_names()
+    agent = PolicyAgent(policy)
     out: dict[str, dict[str, float]] = {}
     for family, ids in env.families.items():
         wins, returns, steps = 0, 0.0, 0
         for i in range(episodes_per_family):
-            obs, info = env.reset(options={"task": ids[i % len(ids)], "phone_seed": seeds[i % len(seeds)]})
-            done = False
-            while not done:
-                obs, reward, terminated, truncated, info = env.step(policy(obs))
-                returns += float(reward)
-                steps += 1
-                done = terminated or truncated
-            wins += bool(info.get("success"))
+            options = {"phone_seed": seeds[i % len(seeds)]}
+            record = rollout(env, agent, task=ids[i % len(ids)], options=options)
+            returns += record.return_
+            steps += record.steps
+            wins += record.success
         n = max(1, episodes_per_family)
         out[names.get(family, family)] = {
             "success": wins / n,
@@ -175,6 +175,16 @@ def evaluate(
             "episodes": episodes_per_family,
         }
     return out
+
+
+class PolicyAgent:
+    """A policy (observation -> action) as an agent of :func:`crab_gym.rollout`."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+
+    def act(self, obs: Any, info: dict[str, Any]) -> Any:
+        return self.policy(obs)
 
 
 def random_policy(space: gym.spaces.Space, seed: int = 0) -> Policy:

@@ -1,7 +1,10 @@
-"""One player's session: a CrabEnv under RecordEpisodes, driven only from a worker thread of its own.
+"""One player's session: a CrabEnv under RecordEpisodes, driven only from a thread of its own.
 
 Every env call (make, reset, step, screenshots, close) runs on the session's single thread, so the event loop
 never blocks and the devices (X connections, the simulated phone) are only ever touched from one thread.
+An episode is a :func:`crab_gym.rollout` with the player as the agent (:class:`Person`): its ``act`` waits
+on that thread, at most ``idle_timeout`` seconds, for the page's next action, and runs the page's other
+requests (live screens, marks) meanwhile. A reset or a closed page ends the episode unfinished.
 A player's action goes through ``CrabEnv.encode_action`` (the path an agent's named action takes), so only
 actions the devices define, with validated parameters, ever reach the env.
 """
@@ -10,12 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import io
+import queue
 import random
 import secrets
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,11 +31,14 @@ from PIL import Image
 
 from crab_gym.core.actions import InvalidAction
 from crab_gym.play.review import append_mark
+from crab_gym.rollout import AgentError, Transition, rollout
 
-__all__ = ["Frame", "PlayConfig", "PlayError", "PlaySession", "encode_frame"]
+__all__ = ["Frame", "Person", "PlayConfig", "PlayError", "PlaySession", "encode_frame"]
 
 T = TypeVar("T")
 Frame = tuple[str, bytes]  # (device, JPEG bytes)
+Command = tuple[Callable[..., Any], tuple[Any, ...], "Future[Any]"]
+_DEFERRED = object()  # a command's answer comes later (a reset or an action: with the next observation)
 
 
 @dataclass(frozen=True)
@@ -47,10 +55,29 @@ class PlayConfig:
     frame_interval: float = 1.0  # seconds between live screen refreshes while nobody acts
     max_side: int = 1280  # frames are scaled down to at most this many pixels on their longer side
     quality: int = 85  # JPEG quality of the frames sent to the page
+    idle_timeout: float = 1800.0  # seconds an episode waits for the player's next action (then agent_error)
 
 
 class PlayError(Exception):
     """Something the player asked for that cannot be done; the message is shown on the page."""
+
+
+class _Drop(Exception):
+    """Ends the running episode unfinished (recorded as incomplete): the player reset or left."""
+
+    def __init__(self, command: Command) -> None:
+        super().__init__("the episode was left unfinished")
+        self.command = command
+
+
+class Person:
+    """The player as an agent of :func:`crab_gym.rollout`: ``act`` waits for the page's next action."""
+
+    def __init__(self, session: PlaySession) -> None:
+        self.session = session
+
+    def act(self, obs: Any, info: dict[str, Any]) -> Any:
+        return self.session._next_action(info)
 
 
 def encode_frame(frame: np.ndarray, max_side: int = 1280, quality: int = 85) -> bytes:
@@ -87,18 +114,58 @@ class PlaySession:
         self.task_id: str | None = None
         self.done = True
         self.episode_path: str | None = None
-        self._return = 0.0
         self._last: dict[str, Any] = {}
         self._shown: dict[str, int] = {}  # device -> hash of the frame the page shows
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"play-{self.id}")
+        self._commands: queue.SimpleQueue[Command | None] = queue.SimpleQueue()
+        self._next: Command | None = None  # a command that ended an episode, run next
+        self._future: Future[Any] | None = None  # the command being run
+        self._reply: Future[Any] | None = None  # the reset or action answered by the next observation
+        self._event = "reset"
+        self._step: Transition | None = None  # the episode's last step
+        self._waiting = False  # the player's agent waits for an action
+        self._thread = threading.Thread(target=self._serve, name=f"play-{self.id}", daemon=True)
+        self._thread.start()
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the session's thread and await its result."""
-        return await asyncio.wrap_future(self._thread.submit(fn, *args))
+        future: Future[T] = Future()
+        self._commands.put((fn, args, future))
+        return await asyncio.wrap_future(future)
 
     def shutdown(self) -> None:
         """Let the session's thread end (after :meth:`close` ran on it)."""
-        self._thread.shutdown(wait=False)
+        self._commands.put(None)
+
+    def _serve(self) -> None:
+        while True:
+            command, self._next = self._next or self._commands.get(), None
+            if command is None:
+                return
+            self._execute(command)
+
+    def _execute(self, command: Command) -> None:
+        """Run a command; during an episode, a reset (of a known task) or a close first ends it (_Drop)."""
+        fn, args, future = command
+        if self._waiting and getattr(fn, "__func__", None) in (PlaySession.reset, PlaySession.close):
+            if getattr(fn, "__func__", None) is PlaySession.reset:
+                try:
+                    args = (self._task(*args),)
+                except PlayError as e:  # an unknown task: the episode goes on
+                    future.set_exception(e)
+                    return
+            raise _Drop((fn, args, future))
+        if not future.set_running_or_notify_cancel():
+            return
+        self._future = future
+        try:
+            result = fn(*args)
+        except _Drop:
+            raise
+        except BaseException as e:  # noqa: BLE001 - the caller gets it
+            future.set_exception(e)
+            return
+        if result is not _DEFERRED:
+            future.set_result(result)
 
     @property
     def crab(self) -> Any:
@@ -124,44 +191,105 @@ class PlaySession:
         )
         self.env = RecordEpisodes(env, self.config.out)
 
-    def reset(self, task_id: str | None = None) -> tuple[dict[str, Any], list[Frame]]:
-        """Start an episode of ``task_id`` (None: a random task); the state message and all screens."""
+    def _task(self, task_id: str | None) -> str:
         ids = self.crab.task_ids()
         if task_id is None:
-            task_id = random.choice(ids)
-        elif task_id not in ids:
+            return random.choice(ids)
+        if task_id not in ids:
             raise PlayError(f"unknown task {task_id!r}: this server offers {len(ids)} tasks")
+        return task_id
+
+    def reset(self, task_id: str | None = None) -> Any:
+        """Start an episode of ``task_id`` (None: a random task) and run it to its end; the command is
+        answered with the state message and all screens once the episode has started."""
+        task_id = self._task(task_id)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         self.episode_id = f"play-{task_id}-{stamp}-{self.id}"
         seed = secrets.randbelow(2**31)
-        _, info = self.env.reset(seed=seed, options={"task": task_id, "episode_id": self.episode_id})
-        self.task_id, self.done, self._return, self.episode_path = task_id, False, 0.0, None
+        self.task_id, self.done, self.episode_path, self._step = task_id, False, None, None
         self._shown.clear()
-        return self._state(info, "reset"), self._frames(self.crab.last_screens())
-
-    def act(self, device: str, action: str, params: Mapping[str, Any]) -> tuple[dict[str, Any], list[Frame]]:
-        """Validate a named action like an agent's and step the env with it; the state and changed screens."""
-        if self.env is None or self.done:
-            raise PlayError("the episode is over: start a new episode")
+        self._reply, self._event = self._future, "reset"
         try:
-            encoded = self.crab.encode_action(device, action, params)
+            rollout(self.env, Person(self), task=task_id, seed=seed, episode_id=self.episode_id,
+                    on_step=self._stepped)  # fmt: skip
+        except _Drop as e:  # a reset or a close: run it now that the episode is over
+            self._next = e.command
+        except Exception as e:  # the recorder closed the episode as incomplete; the env needs a reset
+            self.done = True
+            reply, self._reply = self._reply, None
+            if reply is not None and self._event == "reset":
+                reply.set_exception(e)
+            elif reply is not None:
+                error = PlayError(f"the env failed ({type(e).__name__}: {e}): start a new episode")
+                reply.set_exception(error)
+        else:
+            self.done = True
+            last = self.env.last_episode
+            self.episode_path = str(last) if last is not None else None
+            if self._step is not None:
+                self._answer(self._step.info)
+        finally:
+            self.done = True
+        return _DEFERRED
+
+    def act(self, device: str, action: str, params: Mapping[str, Any]) -> Any:
+        """A named action outside an episode (during one, :meth:`_next_action` takes it)."""
+        raise PlayError("the episode is over: start a new episode")
+
+    def _encode(self, device: str, action: str, params: Mapping[str, Any]) -> Any:
+        """Validate a named action like an agent's: the env's action tuple."""
+        try:
+            return self.crab.encode_action(device, action, params)
         except InvalidAction as e:
             raise PlayError(str(e)) from None
         except (TypeError, ValueError, KeyError) as e:
             raise PlayError(f"{device}.{action}: malformed parameters ({e})") from None
+
+    def _stepped(self, step: Transition) -> None:
+        self._step = step
+
+    def _answer(self, info: Mapping[str, Any]) -> None:
+        """Answer the waiting reset or action with the state and the changed screens."""
+        reply, self._reply = self._reply, None
+        if reply is None:
+            return
+        state = self._state(info, self._event)
+        if self._event == "step" and self._step is not None:
+            state["reward"] = self._step.reward
+        self._event = "step"
+        reply.set_result((state, self._frames(self.crab.last_screens())))
+
+    def _next_action(self, info: Mapping[str, Any]) -> Any:
+        """The player's next action (the agent's ``act``): answer the last request, then run the page's
+        requests until an action comes; AgentError after ``idle_timeout`` seconds without one."""
+        self._answer(info)
+        deadline = time.monotonic() + self.config.idle_timeout
+        self._waiting = True
         try:
-            _, reward, terminated, truncated, info = self.env.step(encoded)
-        except Exception as e:  # the recorder closed the episode as incomplete; the env needs a reset
-            self.done = True
-            raise PlayError(f"the env failed ({type(e).__name__}: {e}): start a new episode") from e
-        self._return += float(reward)
-        if terminated or truncated:
-            self.done = True
-            last = self.env.last_episode
-            self.episode_path = str(last) if last is not None else None
-        state = self._state(info, "step")
-        state["reward"] = float(reward)
-        return state, self._frames(self.crab.last_screens())
+            while (left := deadline - time.monotonic()) > 0:
+                try:
+                    command = self._commands.get(timeout=left)
+                except queue.Empty:
+                    break
+                if command is None:  # shut down without a close: leave the episode
+                    self._commands.put(None)
+                    raise _Drop((lambda: None, (), Future()))
+                fn, args, future = command
+                if getattr(fn, "__func__", None) is not PlaySession.act:
+                    self._execute(command)
+                    continue
+                if not future.set_running_or_notify_cancel():
+                    continue
+                try:
+                    encoded = self._encode(*args)
+                except PlayError as e:
+                    future.set_exception(e)
+                    continue
+                self._reply = future
+                return encoded
+        finally:
+            self._waiting = False
+        raise AgentError(f"no action from the player in {self.config.idle_timeout:.0f} s")
 
     def poll(self) -> list[Frame]:
         """Screens that changed since the page last got them (live view between actions)."""
@@ -242,7 +370,7 @@ class PlaySession:
             "completion_ratio": float(info["completion_ratio"]),
             "passed": sum(n["status"] == "passed" for n in nodes),
             "success": bool(info["success"]),
-            "return": self._return,
+            "return": self._step.return_ if self._step is not None else 0.0,
             "done": self.done,
             "termination_reason": info.get("termination_reason"),
             "nodes": nodes,

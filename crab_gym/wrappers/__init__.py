@@ -3,9 +3,9 @@ FunctionCalls the action interface (tool calls), FlattenActions the spaces (Mult
 Dict of Boxes) for RL libraries; RecordEpisodes only observes (it writes episodes to disk). Each is a
 gymnasium.Wrapper; they stack."""
 
+from crab_gym.episode.record import RecordEpisodes  # lives with the episode format it writes
 from crab_gym.wrappers.flatten import FlattenActions, text_candidates
 from crab_gym.wrappers.function_calls import FunctionCalls, ParsedCall, ToolCallSpace, ToolTable
-from crab_gym.wrappers.record import RecordEpisodes
 from crab_gym.wrappers.set_of_marks import SetOfMarks
 
 __all__ = [

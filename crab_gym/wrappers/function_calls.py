@@ -30,10 +30,10 @@ class FunctionCalls(gym.Wrapper, gym.utils.RecordConstructorArgs):
     ``step(call, tokens=N)`` takes a call as a dict ``{"name", "arguments"}`` (arguments a dict or a JSON
     string), an OpenAI tool call (``{"id", "type": "function", "function": {"name", "arguments"}}`` or an
     object with ``.function.name`` / ``.function.arguments``), a one-call list, or a model's text containing a
-    JSON object (a fenced ```json block or bare). A dict call may carry ``"device"`` (or ``"env"``) beside
+    JSON object (in a fenced json block, or bare). A dict call may carry ``"device"`` (or ``"env"``) beside
     ``"arguments"``, and ``"tokens"`` or an OpenAI ``"usage": {"total_tokens": N}``. Tokens -- from
     ``tokens=``, the call dict or ``add_tokens()``, summed -- land in ``info["tokens"]`` for that step (the
-    runner sums them for CE); a step without any has no ``"tokens"`` key. Tokens of a turn that ends the
+    rollout sums them for CE); a step without any has no ``"tokens"`` key. Tokens of a turn that ends the
     episode without a step (the agent raised) are handed over by ``take_tokens()``. A carried-out call is
     echoed in ``info["tool_call"]``; a rejected one leaves ``info["invalid_action"]``.
 
