@@ -220,7 +220,7 @@ class CrabEnv(gym.Env):
         info.setdefault("timings", {})["step"] = time.perf_counter() - t0
         return obs, reward, terminated, truncated, info
 
-    def render(self) -> np.ndarray | None:
+    def render(self) -> np.ndarray | None:  # type: ignore[override]  # gym's says a free TypeVar, RenderFrame
         if self.render_mode != "rgb_array":
             return None
         frames = [s.screenshot() for s in self.subenvs.values() if all(s.screen_size)]
@@ -317,7 +317,7 @@ class CrabEnv(gym.Env):
                 want = self.screen_obs[name]
                 draw_at = getattr(sub, "screenshot_at", None)
                 small = (want.width, want.height) != tuple(sub.screen_size) and draw_at is not None
-                raw = draw_at((want.width, want.height)) if small else None
+                raw: np.ndarray | None = draw_at((want.width, want.height)) if small and draw_at else None
                 if raw is None:
                     raw = sub.screenshot()
                     self._last_frames[name] = raw

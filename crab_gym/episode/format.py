@@ -105,7 +105,7 @@ def _npy_bytes(value: np.ndarray, zstd: zstandard.ZstdCompressor | None) -> byte
     """The .npy file of a C-contiguous array (compressed when ``zstd`` is given), without copying the data."""
     header = io.BytesIO()
     np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(value))
-    body = memoryview(value.reshape(-1)).cast("B") if value.size else b""
+    body = value.reshape(-1).data.cast("B") if value.size else b""
     if zstd is None:
         return header.getvalue() + bytes(body)
     cobj = zstd.compressobj(size=len(header.getvalue()) + len(body))
@@ -188,7 +188,8 @@ class EpisodeWriter:
         array = np.asarray(value)
         if not array.flags.c_contiguous:  # (np.ascontiguousarray would turn a 0-d array into 1-d)
             array = array.copy(order="C")
-        digest = f"{xxhash.xxh3_128_hexdigest(array)}-{array.dtype.str[1:]}-{'x'.join(map(str, array.shape))}"
+        content = xxhash.xxh3_128_hexdigest(array.data)
+        digest = f"{content}-{array.dtype.str[1:]}-{'x'.join(map(str, array.shape))}"
         if is_image(array):
             name = f"frames/{digest}.png" if self.frames == "png" else f"frames/{digest}.npy.zst"
         else:

@@ -171,7 +171,7 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         super().close()
 
     # ---- what is written ----------------------------------------------------------------------
-    def _find_below(self, cls_name: str) -> gym.Env | None:
+    def _find_below(self, cls_name: str) -> Any:  # a wrapper known by name, duck-typed (hasattr)
         env: Any = self.env
         while isinstance(env, gym.Wrapper):
             if type(env).__name__ == cls_name:

@@ -167,7 +167,7 @@ def _summary(ep: Episode) -> dict[str, Any]:
 def _frames_of(ep: Episode, t: int, readable: Any, frames: _Frames) -> list[dict[str, Any]]:
     """The encoded screens of step ``t`` (marks of step t drawn; ``readable`` drawn on its device's)."""
     step = ep.steps[t]
-    out = []
+    out: list[dict[str, Any]] = []
     for dev in ep.devices:
         ref = (step.get("screens") or {}).get(dev)
         if ref is None:

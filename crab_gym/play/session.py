@@ -330,7 +330,7 @@ class PlaySession:
         for name, frame in screens.items():
             if frame.size == 0:
                 continue
-            digest = xxhash.xxh3_64_intdigest(memoryview(np.ascontiguousarray(frame)).cast("B"))
+            digest = xxhash.xxh3_64_intdigest(np.ascontiguousarray(frame).data.cast("B"))
             if self._shown.get(name) != digest:
                 self._shown[name] = digest
                 out.append((name, encode_frame(frame, self.config.max_side, self.config.quality)))

@@ -24,7 +24,7 @@ CONTACTS_FILE = "~/Documents/contacts.txt"
 
 
 def _graph(checks: list[Check], edges: list[tuple[int, int]]) -> nx.DiGraph:
-    g = nx.DiGraph()
+    g: nx.DiGraph[int] = nx.DiGraph()
     for i, c in enumerate(checks):
         g.add_node(i, check=c)
     g.add_edges_from(edges)

@@ -119,9 +119,9 @@ def lint_task(task: Task) -> list[str]:
         graph = task.graph()
     except Exception as e:
         return [*problems, f"graph: {type(e).__name__}: {e}"]
-    n = graph.number_of_nodes()
-    if not 1 <= n <= MAX_NODES:
-        problems.append(f"graph has {n} nodes (allowed 1-{MAX_NODES})")
+    nodes = graph.number_of_nodes()
+    if not 1 <= nodes <= MAX_NODES:
+        problems.append(f"graph has {nodes} nodes (allowed 1-{MAX_NODES})")
     if not nx.is_directed_acyclic_graph(graph):
         problems.append("graph has a cycle")
     for node, data in graph.nodes(data=True):

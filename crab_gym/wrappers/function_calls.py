@@ -18,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from crab_gym.core.actions import InvalidAction
+from crab_gym.env_protocol import crab_of
 from crab_gym.wrappers.tool_table import FORMAT_HINT, MAX_CALL_CHARS, ParsedCall, ToolCallSpace, ToolTable
 
 __all__ = ["FORMAT_HINT", "MAX_CALL_CHARS", "FunctionCalls", "ParsedCall", "ToolCallSpace", "ToolTable"]
@@ -44,7 +45,7 @@ class FunctionCalls(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env, compact_tools: bool = False) -> None:
         gym.utils.RecordConstructorArgs.__init__(self, compact_tools=compact_tools)
         gym.Wrapper.__init__(self, env)
-        subenvs = env.unwrapped.subenvs  # type: ignore[attr-defined]
+        subenvs = crab_of(env).subenvs
         try:
             specs = env.get_wrapper_attr("action_specs")()
         except AttributeError:
@@ -90,7 +91,7 @@ class FunctionCalls(gym.Wrapper, gym.utils.RecordConstructorArgs):
         spent, self._pending_tokens = self._pending_tokens, None
         return spent
 
-    def step(self, call: Any, tokens: int | None = None):  # type: ignore[override]
+    def step(self, call: Any, tokens: int | None = None):
         spent = self._take_tokens(call, tokens)
         try:
             parsed = self.table.parse(call)

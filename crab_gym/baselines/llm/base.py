@@ -144,11 +144,12 @@ class ChatAgent:
         if client is None:
             import openai  # the `llm` extra
 
+            opts: dict[str, Any] = {"timeout": timeout} if timeout is not None else {}
             client = openai.OpenAI(
                 base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
                 api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
                 max_retries=0,  # retries are the agent's (RetryPolicy), counted and bounded there
-                **({"timeout": timeout} if timeout is not None else {}),
+                **opts,
             )
         self.client = client
         self.model = model

@@ -13,8 +13,8 @@ from crab_gym.envs.desktop.x11 import KEYS
 if TYPE_CHECKING:
     from crab_gym.envs.desktop import DesktopEnv
 
-Key = Literal[KEYS]  # type: ignore[valid-type]
-Keys = Annotated[list[Key], Field(min_length=1, max_length=4)]  # type: ignore[valid-type]
+Key = Literal[KEYS]  # type: ignore[valid-type]  # a Literal of the key names X11 knows, built at run time
+Keys = Annotated[list[Key], Field(min_length=1, max_length=4)]
 Clicks = Annotated[int, Field(ge=1, le=10)]
 AppName = Annotated[str, Field(min_length=1, max_length=64), Typable]
 

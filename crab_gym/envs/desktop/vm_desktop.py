@@ -52,10 +52,10 @@ class GuestStat:
 class GuestDesktopState(DesktopState):
     """:class:`DesktopState` read through the probe agent; cached per step like its parent."""
 
-    _s: LibvirtSession
+    _s: LibvirtSession  # type: ignore[assignment]  # DesktopState's is an XvfbSession: no session protocol yet
 
     def __init__(self, session: LibvirtSession) -> None:
-        super().__init__(session)  # type: ignore[arg-type]
+        super().__init__(session)  # type: ignore[arg-type]  # as _s: DesktopState takes an XvfbSession
         self._cache: dict[tuple, Any] = {}
 
     def _call(self, op: str, **args: Any) -> Any:
@@ -64,7 +64,7 @@ class GuestDesktopState(DesktopState):
             self._cache[key] = self._s.agent_client().call(op, **args)
         return self._cache[key]
 
-    def path(self, path: str) -> GuestPath:  # type: ignore[override]
+    def path(self, path: str) -> GuestPath:  # type: ignore[override]  # has the read methods of Path it uses
         return GuestPath(self, path)
 
     def stat(self, path: str) -> GuestStat | None:
@@ -116,7 +116,7 @@ class LibvirtDesktopEnv(DesktopEnv):
         self.domain, self.uri = parse_backend(backend)
         self.backend = backend
         self._size = size
-        self.session: LibvirtSession | None = None  # type: ignore[assignment]
+        self.session: LibvirtSession | None = None  # type: ignore[assignment]  # DesktopEnv's is an XvfbSession
         self._state: DesktopState | None = None
         self._keyboard = False
 
@@ -156,7 +156,7 @@ class LibvirtDesktopEnv(DesktopEnv):
     def identity(self) -> dict[str, Any]:
         return self.session.identity() if self.session is not None else {}
 
-    def _session(self) -> LibvirtSession:  # type: ignore[override]
+    def _session(self) -> LibvirtSession:  # type: ignore[override]  # as self.session: no session protocol yet
         if self.session is None:
             raise DeviceError("the desktop is not running: call reset() first")
         return self.session

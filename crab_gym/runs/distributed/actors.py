@@ -160,7 +160,8 @@ class _Run:
         name = f"collect-{self.started}"
         self.started += 1
         options = {"num_cpus": self.options.actor_cpus, "scheduling_strategy": "SPREAD"}
-        actor = self.remote_actor.options(**options).remote(name, self.board, *self.spec)
+        # Any: Ray's types give an actor handle's methods no .remote
+        actor: Any = self.remote_actor.options(**options).remote(name, self.board, *self.spec)
         self.running[actor.run.remote()] = (name, actor)
 
     def drain(self) -> None:
@@ -221,7 +222,7 @@ def run_on_ray(
 
     out = Path(out).resolve()
     with ray_session(options):
-        board = ray.remote(num_cpus=0)(JobBoard).remote(list(jobs))
+        board: Any = ray.remote(num_cpus=0)(JobBoard).remote(list(jobs))  # Any: an actor handle
         marker = make_marker(out)
         spec = (str(marker), dataclasses.replace(worker, out=str(out)), num_envs, options.ship)
         run = _Run(options, out, board, spec, on_episode)

@@ -21,6 +21,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from crab_gym.env_protocol import crab_of
+from crab_gym.envs.root import RootEnv
 from crab_gym.runs.distributed.slots import DeviceSlot, resolve_backends, slot_limit
 
 __all__ = ["ENV_IDS", "SlotHeld", "make_rllib_env", "register_rllib_envs", "runner_slots"]
@@ -38,7 +40,7 @@ class SlotHeld(gym.Wrapper):
     def slot_info(self) -> dict[str, Any]:
         return {"slot": self.slot.index, "worker_index": self.worker_index, "vector_index": self.vector_index,
                 "host": socket.gethostname(), "pid": os.getpid(),
-                "devices": self.env.unwrapped.device_ids()}  # fmt: skip
+                "devices": crab_of(self.env).device_ids()}  # fmt: skip
 
     def close(self) -> None:
         try:
@@ -65,7 +67,9 @@ def make_rllib_env(env_id: str, config: Mapping[str, Any] | None = None) -> gym.
     try:
         env = gym.make(env_id, backends=resolve_backends(backends, slot.index), **kwargs)
         if wait_scale is not None:
-            env.unwrapped.subenvs["root"].time_scale = float(wait_scale)
+            root = crab_of(env).subenvs["root"]
+            assert isinstance(root, RootEnv)
+            root.time_scale = float(wait_scale)
         return SlotHeld(FlattenActions(env, **flatten), slot, worker, vector)
     except BaseException:
         slot.release()

@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from crab_gym.envs.base import DeviceError
 from crab_gym.envs.desktop.a11y_bus import a11y_bus_address, start_a11y_bus
@@ -90,7 +91,7 @@ class XvfbSession:
     def x_server_mb(self) -> float:
         """The X server's resident memory in MB (0 if it is gone)."""
         try:
-            with open(f"/proc/{self._xvfb.pid}/status") as f:  # type: ignore[union-attr]
+            with open(f"/proc/{self._xvfb.pid}/status") as f:  # type: ignore[union-attr]  # None: AttributeError, caught
                 kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
         except (AttributeError, OSError, StopIteration, ValueError):
             return 0.0
@@ -259,7 +260,12 @@ class XvfbSession:
         too) more than ``share`` of a CPU since the previous call (an idle GTK or LibreOffice session
         uses about 1 %; building a dialog, 100 %)."""
         pids = self.session_pids()
-        state = {"pids": pids, "at": time.monotonic(), "ns": cpu_demand_ns(pids), "t": time.monotonic()}
+        state: dict[str, Any] = {
+            "pids": pids,
+            "at": time.monotonic(),
+            "ns": cpu_demand_ns(pids),
+            "t": time.monotonic(),
+        }
 
         def busy() -> bool:
             now = time.monotonic()
@@ -355,8 +361,8 @@ class XvfbSession:
             p.kill()
             p.wait()
         self._keepers.clear()
-        for p in self.keep_dir.iterdir():
-            p.unlink()
+        for stale in self.keep_dir.iterdir():
+            stale.unlink()
         self._keepers += start_a11y_bus(self, self.keep_dir)
         python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
         self.panel.start(python)
