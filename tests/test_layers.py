@@ -22,8 +22,8 @@ PACKAGE = ROOT / "crab_gym"
 # (importer, imported): an edge that may close a cycle, each with the reason it is fine. Keep it short.
 ALLOWED: dict[tuple[str, str], str] = {
     ("crab_gym.runs.distributed", "crab_gym.runs"): (
-        "one layer in two packages: the Ray actors run the same worker pool (runs.pool) that collect and eval"
-        " hand their jobs to Ray with; Ray's code sits in its own package so that it is imported only when asked"
+        "one layer in two packages: the Ray actors run the same worker pool (runs.pool) that collect and"
+        " eval hand their jobs to Ray with; Ray's code sits in its own package so it is imported only when asked"
     ),
 }
 

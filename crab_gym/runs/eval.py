@@ -37,9 +37,9 @@ def run_eval(
     metrics and report into ``out``; re-running with the same ``out`` skips finished episodes. Returns the
     metrics as written to ``metrics.json`` (overall at the top, ``platforms`` per platform). ``ray`` (a
     ``crab_gym.runs.distributed.RayOptions``): run on Ray actors, each with ``jobs`` workers."""
+    from crab_gym.report.page import write_report
     from crab_gym.runs.collect import collect, run_records
     from crab_gym.tasks import resolve_tasks
-    from crab_gym.report.page import write_report
 
     out = Path(out)
     env_kwargs = {"devices": tuple(devices), "max_steps": max_steps}

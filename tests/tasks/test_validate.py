@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
-from crab_gym.runs.validate import run_check
 
 from crab_gym.core.tasks import Task, get_template
+from crab_gym.runs.validate import run_check
 from crab_gym.tasks import generate_tasks, load_tasks
 from crab_gym.tasks.validate import lint_task, lint_tasks, validation_sample
 

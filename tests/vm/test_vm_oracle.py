@@ -16,8 +16,8 @@ import os
 import time
 
 import pytest
-from crab_gym.runs.validate import run_check
 
+from crab_gym.runs.validate import run_check
 from crab_gym.tasks import load_tasks
 
 pytestmark = [pytest.mark.vm, pytest.mark.timeout(0)]

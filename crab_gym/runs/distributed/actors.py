@@ -24,7 +24,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from crab_gym.runs.pool import Job, Worker, run_jobs
 from crab_gym.runs.distributed.options import RayOptions, ray_session
 from crab_gym.runs.distributed.shipping import (
     EpisodeFiles,
@@ -33,6 +32,7 @@ from crab_gym.runs.distributed.shipping import (
     sees_marker,
     unpack_episode,
 )
+from crab_gym.runs.pool import Job, Worker, run_jobs
 
 __all__ = ["CollectActor", "JobBoard", "PulledJobs", "run_on_ray"]
 
