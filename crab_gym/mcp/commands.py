@@ -37,8 +37,12 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``mcp`` to the ``crab-gym`` parser."""
     p = sub.add_parser("mcp", help="serve the env to MCP clients (one env per MCP session)")
-    p.add_argument("--transport", choices=["stdio", "http"], default="stdio",
-                   help="stdio (default: for a client that starts the server) or streamable HTTP at /mcp")  # fmt: skip
+    p.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio (default: the client starts the server) or streamable HTTP at http://HOST:PORT/mcp",
+    )
     p.add_argument("--env", default="Crab-v0", help="Crab-v0, Crab-Desktop-v0 or Crab-Android-v0")
     p.add_argument("--tasks", default="v0", help="task set name or JSON file")
     p.add_argument("--host", default="127.0.0.1", help="http: address to listen on (default loopback only)")

@@ -123,7 +123,9 @@ class McpSession(RolloutThread):
         self.done, self._step = False, None
         self.status = {"episode": episode_id}
         try:
-            record = self.episode(self.env, task=task, seed=seed, episode_id=episode_id, on_step=self._stepped)
+            record = self.episode(
+                self.env, task=task, seed=seed, episode_id=episode_id, on_step=self._stepped
+            )
         except Exception as e:  # the recorder closed the episode as incomplete; the env needs a reset
             self.done = True
             reply, self.reply = self.reply, None

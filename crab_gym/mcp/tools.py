@@ -46,12 +46,17 @@ def list_tools(session: McpSession) -> list[types.Tool]:
             inputSchema={
                 "type": "object",
                 "properties": {
-                    "task": {"type": "string", "description": "A task id from list_tasks (default: the first)."},
+                    "task": {
+                        "type": "string",
+                        "description": "A task id from list_tasks (default: the first).",
+                    },
                     "seed": {"type": "integer", "minimum": 0, "description": "The episode's seed."},
                 },
             },
         ),
-        types.Tool(name="screenshot", description="The device's screen now, as a PNG image.", inputSchema=device),
+        types.Tool(
+            name="screenshot", description="The device's screen now, as a PNG image.", inputSchema=device
+        ),
         types.Tool(
             name="marks",
             description="The interactive elements on the device's screen now (Set-of-Marks), one a line: "
@@ -64,7 +69,9 @@ def list_tools(session: McpSession) -> list[types.Tool]:
         if fn["name"] in EPISODE_TOOLS:
             raise TypeError(f"the action {fn['name']!r} clashes with the MCP tool of that name")
         tools.append(
-            types.Tool(name=fn["name"], description=f"{fn['description']}\n{_STATUS}", inputSchema=fn["parameters"])
+            types.Tool(
+                name=fn["name"], description=f"{fn['description']}\n{_STATUS}", inputSchema=fn["parameters"]
+            )
         )
     return tools
 
