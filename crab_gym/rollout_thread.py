@@ -8,9 +8,9 @@ commands (screens, marks) run; an ``act`` command is the agent's next action; a 
 the episode unfinished (the recorder closes it as incomplete) and then runs. No action within
 ``idle_timeout`` seconds ends the episode with ``agent_error``.
 
-A subclass defines ``reset`` (which calls :meth:`RolloutThread.episode` and returns :data:`DEFERRED`), ``act``
-and ``close``, ``encode`` (an ``act`` command's arguments as the env's action, or :class:`CommandError`) and
-``answer`` (reply to the command waiting for the observation, held in ``self.reply``).
+A subclass makes ``env`` and defines ``reset`` (which calls :meth:`RolloutThread.episode` and returns
+:data:`DEFERRED`), ``act``, ``encode`` (an ``act`` command's arguments as the env's action, or
+:class:`CommandError`) and ``answer`` (reply to the command waiting for the observation, in ``self.reply``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import asyncio
 import queue
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -64,14 +65,19 @@ class RolloutThread:
     """Commands run on one thread of their own; see the module docstring for what a subclass provides."""
 
     idle_timeout: float = 1800.0
+    error: type[CommandError] = CommandError  # what the subclass raises for a command it cannot do
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, prefix: str, idle_timeout: float) -> None:
+        """Start the thread, named ``prefix-<id>`` (``self.id``: 8 hex digits)."""
+        self.id = uuid.uuid4().hex[:8]
+        self.idle_timeout = idle_timeout
+        self.env: Any = None  # the env (its wrappers included), made on the thread
         self.reply: Future[Any] | None = None  # the reset or action answered by the next observation
         self.current: Future[Any] | None = None  # the command being run
         self._commands: queue.SimpleQueue[Command | None] = queue.SimpleQueue()
         self._next: Command | None = None  # a command that ended an episode, run next
         self._waiting = False  # the agent waits for an action
-        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self._thread = threading.Thread(target=self._serve, name=f"{prefix}-{self.id}", daemon=True)
         self._thread.start()
 
     # ---- what a subclass provides --------------------------------------------------------------
@@ -82,7 +88,17 @@ class RolloutThread:
         raise NotImplementedError
 
     def close(self) -> None:
-        raise NotImplementedError
+        """Close the env: an unfinished episode is recorded as incomplete, the devices stop."""
+        env, self.env = self.env, None
+        if env is not None:
+            env.close()
+
+    @property
+    def crab(self) -> Any:
+        """The CrabEnv below the wrappers."""
+        if self.env is None:
+            raise self.error("the session has no env yet")
+        return self.env.unwrapped
 
     def encode(self, *args: Any) -> Any:
         """An ``act`` command's arguments as the env's action; :class:`CommandError` if they are not one."""

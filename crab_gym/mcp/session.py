@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import time
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,24 +52,16 @@ def png(frame: np.ndarray) -> bytes:
 class McpSession(RolloutThread):
     """An MCP client's env and episode; the blocking methods run on the session's thread via ``run``."""
 
+    error = ToolError
+
     def __init__(self, config: McpConfig) -> None:
+        super().__init__("mcp", config.idle_timeout)
         self.config = config
-        self.idle_timeout = config.idle_timeout
-        self.id = uuid.uuid4().hex[:8]
-        self.env: Any = None
         self.table: ToolTable | None = None
         self.done = True
         self.status: dict[str, Any] = {"episode": None}
         self._step: Transition | None = None
         self._marker: Any = None  # a SetOfMarks used only to list the marks of a screen
-        super().__init__(f"mcp-{self.id}")
-
-    @property
-    def crab(self) -> Any:
-        """The CrabEnv below the wrappers."""
-        if self.env is None:
-            raise ToolError("the session has no env")
-        return self.env.unwrapped
 
     # ---- blocking: run these on the session's thread ------------------------------------------
     def open(self) -> None:
@@ -200,12 +191,6 @@ class McpSession(RolloutThread):
             cx, cy = m.centre
             lines.append(f"{m.describe()} point=[{cx / w:.3f}, {cy / h:.3f}]")
         return lines
-
-    def close(self) -> None:
-        """Close the env: an unfinished episode is recorded as incomplete, the devices stop."""
-        env, self.env = self.env, None
-        if env is not None:
-            env.close()
 
     def _device(self, device: str) -> Any:
         screens = [n for n, s in self.crab.subenvs.items() if all(s.screen_size)]

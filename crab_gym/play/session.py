@@ -16,7 +16,6 @@ import io
 import random
 import secrets
 import time
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,11 +82,11 @@ def graph_levels(n: int, edges: list[list[int]]) -> list[int]:
 class PlaySession(RolloutThread):
     """A player's env and episode; the blocking methods run on the session's thread through :meth:`run`."""
 
+    error = PlayError
+
     def __init__(self, config: PlayConfig) -> None:
+        super().__init__("play", config.idle_timeout)
         self.config = config
-        self.idle_timeout = config.idle_timeout
-        self.id = uuid.uuid4().hex[:8]
-        self.env: Any = None  # RecordEpisodes over Crab-v0, made by open()
         self.episode_id: str | None = None
         self.task_id: str | None = None
         self.done = True
@@ -96,14 +95,6 @@ class PlaySession(RolloutThread):
         self._shown: dict[str, int] = {}  # device -> hash of the frame the page shows
         self._event = "reset"
         self._step: Transition | None = None  # the episode's last step
-        super().__init__(f"play-{self.id}")
-
-    @property
-    def crab(self) -> Any:
-        """The CrabEnv below the wrappers."""
-        if self.env is None:
-            raise PlayError("the session has no env yet")
-        return self.env.unwrapped
 
     # ---- blocking: run these on the session's thread ------------------------------------------
     def open(self) -> None:
@@ -219,12 +210,6 @@ class PlaySession(RolloutThread):
             )
         except ValueError as e:
             raise PlayError(str(e)) from None
-
-    def close(self) -> None:
-        """Close the env: an unfinished episode is recorded as incomplete, the devices stop."""
-        env, self.env = self.env, None
-        if env is not None:
-            env.close()
 
     # ---- helpers --------------------------------------------------------------------------------
     def _frames(self, screens: Mapping[str, np.ndarray]) -> list[Frame]:
