@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from mcp import types
 from mcp.server.lowlevel import Server
 
@@ -18,6 +19,8 @@ from crab_gym.mcp import tools
 from crab_gym.mcp.session import McpConfig, McpSession
 
 __all__ = ["http_app", "make_server", "serve_http", "serve_stdio"]
+
+CLOSE_TIMEOUT = 60.0  # seconds a session's env gets to close (record its episode, stop its devices)
 
 
 def make_server(config: McpConfig) -> Server[McpSession, Any]:
@@ -30,8 +33,9 @@ def make_server(config: McpConfig) -> Server[McpSession, Any]:
             await session.run(session.open)
             yield session
         finally:
-            try:
-                await session.run(session.close)
+            try:  # also when the server shuts down and cancels the session: the devices must stop
+                with anyio.move_on_after(CLOSE_TIMEOUT, shield=True):
+                    await session.run(session.close)
             finally:
                 session.shutdown()
 

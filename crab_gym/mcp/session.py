@@ -61,6 +61,7 @@ class McpSession(RolloutThread):
         self.done = True
         self.status: dict[str, Any] = {"episode": None}
         self._step: Transition | None = None
+        self._episodes = 0
         self._marker: Any = None  # a SetOfMarks used only to list the marks of a screen
 
     # ---- blocking: run these on the session's thread ------------------------------------------
@@ -110,7 +111,8 @@ class McpSession(RolloutThread):
         """Start an episode of ``task`` (default: the first task) and run it to its end; the command is
         answered with the episode's first status."""
         task, seed = self.check_reset(task, seed)
-        episode_id = f"mcp-{task}-{time.strftime('%Y%m%d-%H%M%S')}-{self.id}"
+        self._episodes += 1  # in the id: two resets within a second are two episodes
+        episode_id = f"mcp-{task}-{time.strftime('%Y%m%d-%H%M%S')}-{self.id}-{self._episodes}"
         self.done, self._step = False, None
         self.status = {"episode": episode_id}
         try:

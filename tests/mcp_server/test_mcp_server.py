@@ -9,6 +9,7 @@ import base64
 import anyio
 from mcp import ClientSession
 
+from crab_gym.episode import load_episodes
 from tests.mcp_server.mcp_support import http_server, http_session, solve, status, stdio_session
 
 PHONE_TASK = "camera_take_photo-0"
@@ -74,7 +75,11 @@ def test_phone_task_over_streamable_http_two_sessions(tmp_path) -> None:
 
     with http_server("Crab-Android-v0", "--out", str(tmp_path)) as url:
         anyio.run(main, url)
-    assert list(tmp_path.glob("**/*mcp-camera_take_photo-0*")), "episodes are recorded with --out"
+    # with --out every episode is recorded: the one the reset ended and the one the closed session left
+    # as incomplete, the solved one as complete and successful
+    episodes = list(load_episodes(tmp_path))
+    assert sorted(e.meta["status"] for e in episodes) == ["complete", "incomplete", "incomplete"]
+    assert all(e.meta["episode_id"].startswith("mcp-camera_take_photo-0-") for e in episodes)
 
 
 def test_desktop_task_over_stdio_and_http() -> None:
