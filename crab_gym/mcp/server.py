@@ -68,7 +68,9 @@ def http_app(config: McpConfig, path: str = "/mcp") -> Any:
     from starlette.routing import Route
     from starlette.types import Receive, Scope, Send
 
-    manager = StreamableHTTPSessionManager(app=make_server(config), json_response=True)
+    manager = StreamableHTTPSessionManager(
+        app=make_server(config), json_response=True, session_idle_timeout=config.idle_timeout
+    )
 
     class _Endpoint:  # a class, so Starlette passes the ASGI call through for every method
         async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

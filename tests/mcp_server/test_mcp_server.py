@@ -8,9 +8,9 @@ import base64
 
 import anyio
 from mcp import ClientSession
+from mcp_support import http_server, http_session, solve, status, stdio_session
 
 from crab_gym.episode import load_episodes
-from tests.mcp_server.mcp_support import http_server, http_session, solve, status, stdio_session
 
 PHONE_TASK = "camera_take_photo-0"
 DESKTOP_TASK = "terminal_create_folder-0"
@@ -86,6 +86,8 @@ def test_desktop_task_over_stdio_and_http() -> None:
     async def play(session: ClientSession) -> None:
         last = await solve(session, DESKTOP_TASK)
         assert last["success"] and last["completion_ratio"] == 1.0
+        marks = await session.call_tool("marks", {"device": "ubuntu"})  # the desktop's tree, as marks
+        assert not marks.isError and '"Terminal" point=[' in marks.content[0].text  # type: ignore[union-attr]
 
     async def over_stdio() -> None:
         async with stdio_session("Crab-Desktop-v0") as session:
