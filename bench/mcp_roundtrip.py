@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import gymnasium as gym
@@ -59,9 +60,9 @@ async def _mcp_taps(url: str, n: int) -> list[float]:
 
 def _env_taps(n: int) -> list[float]:
     env = gym.make("Crab-Android-v0", max_steps=n + 10)
-    crab = env.unwrapped
+    crab: Any = env.unwrapped  # a CrabEnv
     env.reset(seed=0, options={"task": TASK})
-    action = crab.encode_action("android", "tap", {"point": POINT})  # type: ignore[attr-defined]
+    action = crab.encode_action("android", "tap", {"point": POINT})
     for _ in range(5):
         env.step(action)
     out = []

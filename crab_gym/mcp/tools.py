@@ -21,6 +21,7 @@ from crab_gym.mcp.session import McpSession, ToolError
 __all__ = ["EPISODE_TOOLS", "call", "list_tools"]
 
 EPISODE_TOOLS = ("list_tasks", "reset", "screenshot", "marks")
+_READ_ONLY = types.ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 _STATUS = "Returns the episode's status: reward, return, completion_ratio, success, terminated, truncated."
 
 
@@ -38,6 +39,7 @@ def list_tools(session: McpSession) -> list[types.Tool]:
             name="list_tasks",
             description="The tasks this server offers: id, devices and instruction.",
             inputSchema={"type": "object", "properties": {}},
+            annotations=_READ_ONLY,
         ),
         types.Tool(
             name="reset",
@@ -55,13 +57,17 @@ def list_tools(session: McpSession) -> list[types.Tool]:
             },
         ),
         types.Tool(
-            name="screenshot", description="The device's screen now, as a PNG image.", inputSchema=device
+            name="screenshot",
+            description="The device's screen now, as a PNG image.",
+            inputSchema=device,
+            annotations=_READ_ONLY,
         ),
         types.Tool(
             name="marks",
             description="The interactive elements on the device's screen now (Set-of-Marks), one a line: "
             '[id] role "name" point=[x, y], the point in fractions of the screen for the point arguments.',
             inputSchema=device,
+            annotations=_READ_ONLY,
         ),
     ]
     for spec in session.table.openai_tools():

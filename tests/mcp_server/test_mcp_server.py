@@ -5,9 +5,10 @@ goes on."""
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import anyio
-from mcp import ClientSession
+from mcp import ClientSession, types
 from mcp_support import http_server, http_session, solve, status, stdio_session
 
 from crab_gym.episode import load_episodes
@@ -16,9 +17,19 @@ PHONE_TASK = "camera_take_photo-0"
 DESKTOP_TASK = "terminal_create_folder-0"
 
 
+def text(result: types.CallToolResult) -> str:
+    """The text of a result's first content block."""
+    block = result.content[0]
+    assert isinstance(block, types.TextContent), block
+    return block.text
+
+
 async def _check_tools(session: ClientSession) -> None:
     tools = {t.name: t for t in (await session.list_tools()).tools}
     assert {"list_tasks", "reset", "screenshot", "marks", "tap", "press", "submit", "complete"} <= set(tools)
+    for name in ("list_tasks", "screenshot", "marks"):
+        annotations = tools[name].annotations
+        assert annotations is not None and annotations.readOnlyHint
     assert not any("_in_" in name for name in tools)  # the device is an argument, never in the name
     tap = tools["tap"].inputSchema
     assert tap["properties"]["device"]["enum"] == ["android"] and set(tap["required"]) == {"device", "point"}
@@ -28,9 +39,9 @@ async def _check_tools(session: ClientSession) -> None:
 
 async def _bad_arguments_then_solve(session: ClientSession) -> None:
     before = await session.call_tool("tap", {"device": "android", "point": [0.5, 0.5]})
-    assert before.isError and "reset" in before.content[0].text  # type: ignore[union-attr]
+    assert before.isError and "reset" in text(before)
     status(await session.call_tool("reset", {"task": PHONE_TASK, "seed": 0}))
-    bad = [
+    bad: list[tuple[str, dict[str, Any]]] = [
         ("tap", {"device": "android", "point": [2, 0.5]}),  # off the screen
         ("tap", {"device": "android"}),  # no point
         ("tap", {"device": "ubuntu", "point": [0.5, 0.5]}),  # no such device here
@@ -46,10 +57,12 @@ async def _bad_arguments_then_solve(session: ClientSession) -> None:
     # nothing was stepped: the episode is still at its start
     shot = await session.call_tool("screenshot", {"device": "android"})
     assert not shot.isError and shot.content[0].type == "image"
-    assert base64.b64decode(shot.content[0].data)[:8] == b"\x89PNG\r\n\x1a\n"  # type: ignore[union-attr]
+    image = shot.content[0]
+    assert isinstance(image, types.ImageContent) and image.mimeType == "image/png"
+    assert base64.b64decode(image.data)[:8] == b"\x89PNG\r\n\x1a\n"
     assert shot.structuredContent is not None and shot.structuredContent["status"]["steps"] == 0
     marks = await session.call_tool("marks", {"device": "android"})
-    assert not marks.isError and "point=[" in marks.content[0].text  # type: ignore[union-attr]
+    assert not marks.isError and "point=[" in text(marks)
     last = await solve(session, PHONE_TASK)  # reset ends the first episode, the next one is solved
     assert last["success"] and last["completion_ratio"] == 1.0 and last["terminated"]
     assert last["termination_reason"] == "success" and "reward" in last
@@ -87,7 +100,7 @@ def test_desktop_task_over_stdio_and_http() -> None:
         last = await solve(session, DESKTOP_TASK)
         assert last["success"] and last["completion_ratio"] == 1.0
         marks = await session.call_tool("marks", {"device": "ubuntu"})  # the desktop's tree, as marks
-        assert not marks.isError and '"Terminal" point=[' in marks.content[0].text  # type: ignore[union-attr]
+        assert not marks.isError and '"Terminal" point=[' in text(marks)
 
     async def over_stdio() -> None:
         async with stdio_session("Crab-Desktop-v0") as session:
