@@ -1,5 +1,5 @@
 """`crab-gym`: list, show and generate tasks, evaluate agents, collect, replay, view and export rollouts,
-play tasks in the browser, serve the simulated phone."""
+play tasks in the browser, serve the env to MCP clients, serve the simulated phone."""
 
 from __future__ import annotations
 
@@ -240,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     from crab_gym.vm.commands import add_parsers as add_vm_parsers
 
     add_vm_parsers(sub)  # crab-gym vm build-image|create|status|remove
+    from crab_gym.mcp.commands import add_parsers as add_mcp_parsers
+
+    add_mcp_parsers(sub)  # crab-gym mcp [--transport stdio|http]
     ph = sub.add_parser("phone", help="the simulated phone")
     ph.add_argument("action", choices=["serve"], help="serve it as an adb device (adb connect HOST:PORT)")
     ph.add_argument("--port", type=int, default=5555)

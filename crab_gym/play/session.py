@@ -2,28 +2,24 @@
 
 Every env call (make, reset, step, screenshots, close) runs on the session's single thread, so the event loop
 never blocks and the devices (X connections, the simulated phone) are only ever touched from one thread.
-An episode is a :func:`crab_gym.rollout` with the player as the agent (:class:`Person`): its ``act`` waits
-on that thread, at most ``idle_timeout`` seconds, for the page's next action, and runs the page's other
-requests (live screens, marks) meanwhile. A reset or a closed page ends the episode unfinished.
+An episode is a :func:`crab_gym.rollout` with the player as the agent (a
+:class:`crab_gym.rollout_thread.RemoteAgent`): its ``act`` waits on that thread, at most ``idle_timeout``
+seconds, for the page's next action, and runs the page's other requests (live screens, marks) meanwhile.
+A reset or a closed page ends the episode unfinished.
 A player's action goes through ``CrabEnv.encode_action`` (the path an agent's named action takes), so only
 actions the devices define, with validated parameters, ever reach the env.
 """
 
 from __future__ import annotations
 
-import asyncio
 import io
-import queue
 import random
 import secrets
-import threading
 import time
-import uuid
-from collections.abc import Callable, Mapping
-from concurrent.futures import Future
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import xxhash
@@ -31,14 +27,12 @@ from PIL import Image
 
 from crab_gym.core.actions import InvalidAction
 from crab_gym.play.review import append_mark
-from crab_gym.rollout import AgentError, Transition, rollout
+from crab_gym.rollout import Transition
+from crab_gym.rollout_thread import DEFERRED, CommandError, RolloutThread
 
-__all__ = ["Frame", "Person", "PlayConfig", "PlayError", "PlaySession", "encode_frame"]
+__all__ = ["Frame", "PlayConfig", "PlayError", "PlaySession", "encode_frame"]
 
-T = TypeVar("T")
 Frame = tuple[str, bytes]  # (device, JPEG bytes)
-Command = tuple[Callable[..., Any], tuple[Any, ...], "Future[Any]"]
-_DEFERRED = object()  # a command's answer comes later (a reset or an action: with the next observation)
 
 
 @dataclass(frozen=True)
@@ -58,26 +52,8 @@ class PlayConfig:
     idle_timeout: float = 1800.0  # seconds an episode waits for the player's next action (then agent_error)
 
 
-class PlayError(Exception):
+class PlayError(CommandError):
     """Something the player asked for that cannot be done; the message is shown on the page."""
-
-
-class _Drop(Exception):
-    """Ends the running episode unfinished (recorded as incomplete): the player reset or left."""
-
-    def __init__(self, command: Command) -> None:
-        super().__init__("the episode was left unfinished")
-        self.command = command
-
-
-class Person:
-    """The player as an agent of :func:`crab_gym.rollout`: ``act`` waits for the page's next action."""
-
-    def __init__(self, session: PlaySession) -> None:
-        self.session = session
-
-    def act(self, obs: Any, info: dict[str, Any]) -> Any:
-        return self.session._next_action(info)
 
 
 def encode_frame(frame: np.ndarray, max_side: int = 1280, quality: int = 85) -> bytes:
@@ -103,76 +79,22 @@ def graph_levels(n: int, edges: list[list[int]]) -> list[int]:
     return level
 
 
-class PlaySession:
+class PlaySession(RolloutThread):
     """A player's env and episode; the blocking methods run on the session's thread through :meth:`run`."""
 
+    error = PlayError
+
     def __init__(self, config: PlayConfig) -> None:
+        super().__init__("play", config.idle_timeout)
         self.config = config
-        self.id = uuid.uuid4().hex[:8]
-        self.env: Any = None  # RecordEpisodes over Crab-v0, made by open()
         self.episode_id: str | None = None
         self.task_id: str | None = None
         self.done = True
         self.episode_path: str | None = None
         self._last: dict[str, Any] = {}
         self._shown: dict[str, int] = {}  # device -> hash of the frame the page shows
-        self._commands: queue.SimpleQueue[Command | None] = queue.SimpleQueue()
-        self._next: Command | None = None  # a command that ended an episode, run next
-        self._future: Future[Any] | None = None  # the command being run
-        self._reply: Future[Any] | None = None  # the reset or action answered by the next observation
         self._event = "reset"
         self._step: Transition | None = None  # the episode's last step
-        self._waiting = False  # the player's agent waits for an action
-        self._thread = threading.Thread(target=self._serve, name=f"play-{self.id}", daemon=True)
-        self._thread.start()
-
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` on the session's thread and await its result."""
-        future: Future[T] = Future()
-        self._commands.put((fn, args, future))
-        return await asyncio.wrap_future(future)
-
-    def shutdown(self) -> None:
-        """Let the session's thread end (after :meth:`close` ran on it)."""
-        self._commands.put(None)
-
-    def _serve(self) -> None:
-        while True:
-            command, self._next = self._next or self._commands.get(), None
-            if command is None:
-                return
-            self._execute(command)
-
-    def _execute(self, command: Command) -> None:
-        """Run a command; during an episode, a reset (of a known task) or a close first ends it (_Drop)."""
-        fn, args, future = command
-        if self._waiting and getattr(fn, "__func__", None) in (PlaySession.reset, PlaySession.close):
-            if getattr(fn, "__func__", None) is PlaySession.reset:
-                try:
-                    args = (self._task(*args),)
-                except PlayError as e:  # an unknown task: the episode goes on
-                    future.set_exception(e)
-                    return
-            raise _Drop((fn, args, future))
-        if not future.set_running_or_notify_cancel():
-            return
-        self._future = future
-        try:
-            result = fn(*args)
-        except _Drop:
-            raise
-        except BaseException as e:  # noqa: BLE001 - the caller gets it
-            future.set_exception(e)
-            return
-        if result is not _DEFERRED:
-            future.set_result(result)
-
-    @property
-    def crab(self) -> Any:
-        """The CrabEnv below the wrappers."""
-        if self.env is None:
-            raise PlayError("the session has no env yet")
-        return self.env.unwrapped
 
     # ---- blocking: run these on the session's thread ------------------------------------------
     def open(self) -> None:
@@ -191,6 +113,9 @@ class PlaySession:
         )
         self.env = RecordEpisodes(env, self.config.out)
 
+    def check_reset(self, *args: Any) -> tuple[Any, ...]:
+        return (self._task(*args),)
+
     def _task(self, task_id: str | None) -> str:
         ids = self.crab.task_ids()
         if task_id is None:
@@ -208,35 +133,35 @@ class PlaySession:
         seed = secrets.randbelow(2**31)
         self.task_id, self.done, self.episode_path, self._step = task_id, False, None, None
         self._shown.clear()
-        self._reply, self._event = self._future, "reset"
+        self._event = "reset"
         try:
-            rollout(self.env, Person(self), task=task_id, seed=seed, episode_id=self.episode_id,
-                    on_step=self._stepped)  # fmt: skip
-        except _Drop as e:  # a reset or a close: run it now that the episode is over
-            self._next = e.command
+            record = self.episode(self.env, task=task_id, seed=seed, episode_id=self.episode_id,
+                                  on_step=self._stepped)  # fmt: skip
         except Exception as e:  # the recorder closed the episode as incomplete; the env needs a reset
             self.done = True
-            reply, self._reply = self._reply, None
+            reply, self.reply = self.reply, None
             if reply is not None and self._event == "reset":
                 reply.set_exception(e)
             elif reply is not None:
                 error = PlayError(f"the env failed ({type(e).__name__}: {e}): start a new episode")
                 reply.set_exception(error)
         else:
+            if record is None:  # a reset or a close ended it: that command runs next
+                return DEFERRED
             self.done = True
             last = self.env.last_episode
             self.episode_path = str(last) if last is not None else None
             if self._step is not None:
-                self._answer(self._step.info)
+                self.answer(self._step.obs, self._step.info)
         finally:
             self.done = True
-        return _DEFERRED
+        return DEFERRED
 
     def act(self, device: str, action: str, params: Mapping[str, Any]) -> Any:
         """A named action outside an episode (during one, :meth:`_next_action` takes it)."""
         raise PlayError("the episode is over: start a new episode")
 
-    def _encode(self, device: str, action: str, params: Mapping[str, Any]) -> Any:
+    def encode(self, device: str, action: str, params: Mapping[str, Any]) -> Any:
         """Validate a named action like an agent's: the env's action tuple."""
         try:
             return self.crab.encode_action(device, action, params)
@@ -248,9 +173,9 @@ class PlaySession:
     def _stepped(self, step: Transition) -> None:
         self._step = step
 
-    def _answer(self, info: Mapping[str, Any]) -> None:
+    def answer(self, obs: Any, info: Mapping[str, Any]) -> None:
         """Answer the waiting reset or action with the state and the changed screens."""
-        reply, self._reply = self._reply, None
+        reply, self.reply = self.reply, None
         if reply is None:
             return
         state = self._state(info, self._event)
@@ -258,38 +183,6 @@ class PlaySession:
             state["reward"] = self._step.reward
         self._event = "step"
         reply.set_result((state, self._frames(self.crab.last_screens())))
-
-    def _next_action(self, info: Mapping[str, Any]) -> Any:
-        """The player's next action (the agent's ``act``): answer the last request, then run the page's
-        requests until an action comes; AgentError after ``idle_timeout`` seconds without one."""
-        self._answer(info)
-        deadline = time.monotonic() + self.config.idle_timeout
-        self._waiting = True
-        try:
-            while (left := deadline - time.monotonic()) > 0:
-                try:
-                    command = self._commands.get(timeout=left)
-                except queue.Empty:
-                    break
-                if command is None:  # shut down without a close: leave the episode
-                    self._commands.put(None)
-                    raise _Drop((lambda: None, (), Future()))
-                fn, args, future = command
-                if getattr(fn, "__func__", None) is not PlaySession.act:
-                    self._execute(command)
-                    continue
-                if not future.set_running_or_notify_cancel():
-                    continue
-                try:
-                    encoded = self._encode(*args)
-                except PlayError as e:
-                    future.set_exception(e)
-                    continue
-                self._reply = future
-                return encoded
-        finally:
-            self._waiting = False
-        raise AgentError(f"no action from the player in {self.config.idle_timeout:.0f} s")
 
     def poll(self) -> list[Frame]:
         """Screens that changed since the page last got them (live view between actions)."""
@@ -317,12 +210,6 @@ class PlaySession:
             )
         except ValueError as e:
             raise PlayError(str(e)) from None
-
-    def close(self) -> None:
-        """Close the env: an unfinished episode is recorded as incomplete, the devices stop."""
-        env, self.env = self.env, None
-        if env is not None:
-            env.close()
 
     # ---- helpers --------------------------------------------------------------------------------
     def _frames(self, screens: Mapping[str, np.ndarray]) -> list[Frame]:
