@@ -23,7 +23,7 @@ PACKAGE = ROOT / "crab_gym"
 ALLOWED: dict[tuple[str, str], str] = {
     ("crab_gym.runs.distributed", "crab_gym.runs"): (
         "one layer in two packages: the Ray actors run the same worker pool (runs.pool) that collect and"
-        " eval hand their jobs to Ray with; Ray's code sits in its own package so it is imported only when asked"
+        " eval hand their jobs to Ray with; Ray's code sits in its own package, imported only when asked"
     ),
 }
 
