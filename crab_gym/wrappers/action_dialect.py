@@ -15,7 +15,7 @@ reward 0, ``info["invalid_action"]`` says why.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -23,6 +23,9 @@ from gymnasium import spaces
 from crab_gym.core.actions import InvalidAction
 from crab_gym.spaces import CHARSET
 from crab_gym.wrappers.dialects import DIALECTS, Context, Element, Planned, Screen, lift, lower
+
+if TYPE_CHECKING:
+    from crab_gym.env import CrabEnv
 
 MAX_ACTION_CHARS = 65_536
 
@@ -42,16 +45,16 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}; dialects: {', '.join(DIALECTS)}")
         self.dialect = DIALECTS[dialect]()
-        base = env.unwrapped
+        base = self._base = cast("CrabEnv", env.unwrapped)
         screens = {
-            name: Screen(name, tuple(base.subenvs[name].screen_size), (so.width, so.height))  # type: ignore[attr-defined]
-            for name, so in base.screen_obs.items()  # type: ignore[attr-defined]
+            name: Screen(name, base.subenvs[name].screen_size, (so.width, so.height))
+            for name, so in base.screen_obs.items()
             if name in self.dialect.devices
         }
         if not screens:
             raise ValueError(
                 f"the {dialect!r} dialect drives {', '.join(sorted(self.dialect.devices))}; "
-                f"this env has {', '.join(base.screen_obs) or 'no screen'}"  # type: ignore[attr-defined]
+                f"this env has {', '.join(base.screen_obs) or 'no screen'}"
             )
         self.context = Context(screens, self._elements)
         self._encode: Callable[..., Any] = env.get_wrapper_attr("encode_action")
@@ -63,7 +66,7 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return self.dialect.naming
 
     def _elements(self, device: str) -> list[Element]:
-        return [(e.box, e.name) for e in self.env.unwrapped.subenvs[device].ui_elements()]  # type: ignore[attr-defined]
+        return [(e.box, e.name) for e in self._base.subenvs[device].ui_elements()]
 
     def tool_spec(self) -> dict[str, Any]:
         """What an agent of this dialect is configured with (tool definition, display, prompt)."""
@@ -89,7 +92,7 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
         """One of our actions as this dialect writes it: the strings of the steps that perform it."""
         return self.dialect.render(lift(device, name, params or {}), self.context)
 
-    def step(self, action: Any):  # type: ignore[override]
+    def step(self, action: Any):
         try:
             plan = self.parse(action)
         except InvalidAction as e:

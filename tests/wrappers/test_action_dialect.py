@@ -102,13 +102,19 @@ def test_all_v0_cross_tasks_through_every_dialect(both, task_id):
 VALID = {
     "anthropic": [
         ('{"action": "left_click", "coordinate": [540, 1200]}', [("android", "tap")]),
-        ('{"type": "tool_use", "name": "computer", "input": {"action": "type", "text": "hi"}}',
-         [("android", "write_text")]),
+        (
+            '{"type": "tool_use", "name": "computer", "input": {"action": "type", "text": "hi"}}',
+            [("android", "write_text")],
+        ),
         ('{"action": "key", "text": "Return"}', [("android", "press")]),
-        ('{"action": "scroll", "coordinate": [540, 1200], "scroll_direction": "down", "scroll_amount": 5}',
-         [("android", "swipe")]),
-        ('{"action": "left_click_drag", "start_coordinate": [540, 1200], "coordinate": [540, 1200]}',
-         [("android", "long_tap")]),
+        (
+            '{"action": "scroll", "coordinate": [540, 1200], "scroll_direction": "down", "scroll_amount": 5}',
+            [("android", "swipe")],
+        ),
+        (
+            '{"action": "left_click_drag", "start_coordinate": [540, 1200], "coordinate": [540, 1200]}',
+            [("android", "long_tap")],
+        ),
         ('[{"action": "mouse_move", "coordinate": [10, 10]}]', "move is not supported on 'android'"),
         ('{"action": "screenshot"}', [("root", "wait")]),
         ('{"action": "wait", "duration": 2}', [("root", "wait")]),
@@ -124,7 +130,10 @@ VALID = {
         ('{"type": "message", "content": []}', [("root", "complete")]),
     ],
     "uitars": [
-        ("Thought: tap it\nAction: click(start_box='<|box_start|>(500,500)<|box_end|>')", [("android", "tap")]),
+        (
+            "Thought: tap it\nAction: click(start_box='<|box_start|>(500,500)<|box_end|>')",
+            [("android", "tap")],
+        ),
         ("Action: long_press(start_box='(100,200,300,400)')", [("android", "long_tap")]),
         ("Action: type(content='hello\\n')", [("android", "write_text")]),
         ("Action: scroll(start_box='[1, 1, 9, 9]', direction='down')", [("android", "swipe")]),
@@ -135,9 +144,14 @@ VALID = {
     ],
     "pyautogui": [
         ("pyautogui.click(540, 1200)", [("android", "tap")]),
-        ("```python\nimport pyautogui\npyautogui.write('hi')\npyautogui.press('enter')\n```",
-         [("android", "write_text"), ("android", "press")]),
-        ("pyautogui.mouseDown(10, 10)\ntime.sleep(0.8)\npyautogui.mouseUp(10, 10)", [("android", "long_tap")]),
+        (
+            "```python\nimport pyautogui\npyautogui.write('hi')\npyautogui.press('enter')\n```",
+            [("android", "write_text"), ("android", "press")],
+        ),
+        (
+            "pyautogui.mouseDown(10, 10)\ntime.sleep(0.8)\npyautogui.mouseUp(10, 10)",
+            [("android", "long_tap")],
+        ),
         ("pyautogui.scroll(-5, 540, 1200)", [("android", "swipe")]),
         ("WAIT", [("root", "wait")]),
         ("DONE", [("root", "complete")]),
@@ -150,7 +164,10 @@ VALID = {
         ('{"action_type": "keyboard_enter"}', [("android", "press")]),
         ('{"action_type": "navigate_back"}', [("android", "press")]),
         ('{"action_type": "scroll", "direction": "down"}', [("android", "swipe")]),
-        ('Reason: done. Action: {"action_type": "status", "goal_status": "complete"}', [("root", "complete")]),
+        (
+            'Reason: done. Action: {"action_type": "status", "goal_status": "complete"}',
+            [("root", "complete")],
+        ),
         ('{"action_type": "answer", "text": "42"}', [("root", "submit")]),
     ],
 }
@@ -216,7 +233,9 @@ def test_documented_inputs_parse(phone_parsers, dialect, text, want):
         assert _names(env, text) == want
 
 
-@pytest.mark.parametrize("dialect, text, reason", [(d, t, r) for d, rows in MALFORMED.items() for t, r in rows])
+@pytest.mark.parametrize(
+    "dialect, text, reason", [(d, t, r) for d, rows in MALFORMED.items() for t, r in rows]
+)
 def test_malformed_inputs_are_invalid_with_reasons(phone_parsers, dialect, text, reason):
     with pytest.raises(InvalidAction) as err:
         phone_parsers[dialect].parse(text)

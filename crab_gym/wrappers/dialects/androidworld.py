@@ -23,18 +23,17 @@ from crab_gym.wrappers.dialects.jsonish import field_of, items, json_value
 HINT = 'Send one JSONAction, e.g. {"action_type": "click", "index": 3}.'
 ACTIONS = ("click", "double_tap", "long_press", "input_text", "keyboard_enter", "navigate_home",
            "navigate_back", "scroll", "swipe", "open_app", "wait", "status", "answer")  # fmt: skip
-PROMPT = """- If you think the task has been completed, finish the task by using the status action with complete as goal_status: `{"action_type": "status", "goal_status": "complete"}`
-- If you think the task is not feasible (including cases like you don't have enough information or can not perform some necessary actions), finish by using the `status` action with infeasible as goal_status: `{"action_type": "status", "goal_status": "infeasible"}`
-- Answer user's question: `{"action_type": "answer", "text": "<answer_text>"}`
-- Click/tap on an element on the screen. Use the coordinates or the index of the element: `{"action_type": "click", "index": <target_index>}` or `{"action_type": "click", "x": <x>, "y": <y>}`
-- Long press on an element on the screen: `{"action_type": "long_press", "index": <target_index>}` or `{"action_type": "long_press", "x": <x>, "y": <y>}`
-- Type text into a text field (this action contains clicking the text field, typing in the text and pressing the enter is not included): `{"action_type": "input_text", "text": <text_input>, "index": <target_index>}`
-- Press the Enter key: `{"action_type": "keyboard_enter"}`
-- Navigate to the home screen: `{"action_type": "navigate_home"}`
-- Navigate back: `{"action_type": "navigate_back"}`
-- Scroll the screen or a scrollable UI element in one of the four directions: `{"action_type": "scroll", "direction": <up, down, left, right>}`
-- Open an app (nothing will happen if the app is not installed): `{"action_type": "open_app", "app_name": <name>}`
-- Wait for the screen to update: `{"action_type": "wait"}`"""
+PROMPT = """Answer with one JSON action (AndroidWorld's JSONAction):
+{"action_type": "click", "index": <element>} or {"action_type": "click", "x": <x>, "y": <y>}: tap
+{"action_type": "long_press", "index": <element>} (or "x", "y"): touch and hold
+{"action_type": "input_text", "text": "<text>", "index": <element>}: tap the field, then type (no Enter)
+{"action_type": "keyboard_enter"}: press Enter
+{"action_type": "navigate_home"} / {"action_type": "navigate_back"}: the home / back buttons
+{"action_type": "scroll", "direction": "up|down|left|right"}: scroll the content that way
+{"action_type": "open_app", "app_name": "<name>"}: open an app by its name
+{"action_type": "wait"}: let the screen update
+{"action_type": "answer", "text": "<answer>"}: answer the question asked (ends the task)
+{"action_type": "status", "goal_status": "complete"}: the task is done ("infeasible": it cannot be)"""
 
 
 class AndroidWorld(Dialect):

@@ -246,9 +246,11 @@ def _phone(act: Act, ctx: Context) -> list[Planned]:
         return [Planned(d, "press", {"button": k})]
     if k == "open_app":
         return [Planned(d, "open_app_drawer"), Planned(d, "tap", resolve=_app_icon(ctx, d, act.text))]
-    reasons = {"move": "a touch screen has no hover", "right_click": "a touch screen has no right button",
-               "middle_click": "a touch screen has no middle button",
-               "double_click": "the phone has no double tap", "triple_click": "the phone has no triple tap"}  # fmt: skip
+    reasons = {
+        "move": "a touch screen has no hover", "right_click": "a touch screen has no right button",
+        "middle_click": "a touch screen has no middle button", "double_click": "the phone has no double tap",
+        "triple_click": "the phone has no triple tap",
+    }  # fmt: skip
     raise InvalidAction(f"{k} is not supported on {d!r}: {reasons.get(k, 'no such action')}")
 
 
@@ -298,9 +300,9 @@ def lift(device: str, name: str, params: Mapping[str, Any]) -> list[Act]:
         if name == "open_app_drawer":
             return [Act("home", device), Act("scroll", device, (0.5, 0.5), direction="down", amount=5)]
         kind = {"tap": "click", "long_tap": "long_press", "write_text": "type"}[name]
-        return [Act(kind, device, point, text=str(p.get("text", "")))]  # type: ignore[arg-type]
+        return [Act(kind, device, point, text=str(p.get("text", "")))]
     if name == "drag":
-        return [Act("drag", device, tuple(p["start"]), tuple(p["end"]))]  # type: ignore[arg-type]
+        return [Act("drag", device, tuple(p["start"]), tuple(p["end"]))]
     if name in ("press", "hotkey"):
         return [Act("key", device, keys=tuple(p["keys"]) if name == "hotkey" else (p["key"],))]
     if name == "scroll":
@@ -308,7 +310,7 @@ def lift(device: str, name: str, params: Mapping[str, Any]) -> list[Act]:
     if name == "search_application":
         return [Act("open_app", device, text=p["name"])]
     kind = {"write_text": "type"}.get(name, name)
-    return [replace(Act(kind, device, point), text=str(p.get("text", "")))]  # type: ignore[arg-type]
+    return [replace(Act(kind, device, point), text=str(p.get("text", "")))]
 
 
 # ---- the dialect interface -----------------------------------------------------------------------------

@@ -29,12 +29,14 @@ _ARITH: dict[type, Any] = {
 }  # fmt: skip
 _WORDS = {
     "ListComp": "a comprehension", "SetComp": "a comprehension", "DictComp": "a comprehension",
-    "GeneratorExp": "a comprehension", "Lambda": "a lambda", "Name": "a variable", "Attribute": "an attribute",
-    "Call": "a call", "Subscript": "a subscript", "JoinedStr": "an f-string", "Starred": "a * argument",
-    "Assign": "an assignment", "AugAssign": "an assignment", "AnnAssign": "an assignment", "For": "a loop",
-    "While": "a loop", "If": "an if statement", "FunctionDef": "a function definition", "With": "a with block",
+    "GeneratorExp": "a comprehension", "Lambda": "a lambda", "Name": "a variable",
+    "Attribute": "an attribute", "Call": "a call", "Subscript": "a subscript", "JoinedStr": "an f-string",
+    "Starred": "a * argument", "Assign": "an assignment", "AugAssign": "an assignment",
+    "AnnAssign": "an assignment", "For": "a loop", "While": "a loop", "If": "an if statement",
+    "FunctionDef": "a function definition", "With": "a with block",
     "Try": "a try block", "ClassDef": "a class definition", "Global": "global", "Delete": "del",
-    "NamedExpr": "an assignment", "Await": "await", "Dict": "a dict", "Set": "a set", "Compare": "a comparison",
+    "NamedExpr": "an assignment", "Await": "await", "Dict": "a dict", "Set": "a set",
+    "Compare": "a comparison",
 }  # fmt: skip
 
 

@@ -28,14 +28,14 @@ left_double(start_box='<|box_start|>(x1,y1)<|box_end|>')
 right_single(start_box='<|box_start|>(x1,y1)<|box_end|>')
 drag(start_box='<|box_start|>(x1,y1)<|box_end|>', end_box='<|box_start|>(x3,y3)<|box_end|>')
 hotkey(key='')
-type(content='') #If you want to submit your input, use "\\n" at the end of content.
+type(content='')  # end the content with "\\n" to press Enter
 scroll(start_box='<|box_start|>(x1,y1)<|box_end|>', direction='down or up or right or left')
 long_press(start_box='<|box_start|>(x1,y1)<|box_end|>')
 open_app(app_name='')
 press_home()
 press_back()
-wait() #Sleep for 5s and take a screenshot to check for any changes.
-finished(content='xxx') # Use escape characters \\', \\", and \\n in content part to ensure we can parse the content in normal python string format."""
+wait()  # 5 seconds pass, then a new screenshot
+finished(content='')  # the task is done; content, if any, is the answer (escape quotes and newlines)"""
 
 
 class UITars(Dialect):
