@@ -37,6 +37,8 @@ class Anthropic(Dialect):
         value = json_value(action, HINT)
         if isinstance(value, Mapping) and isinstance(value.get("content"), list):
             value = value["content"]  # a whole assistant message
+            if not value:
+                return [Act("complete")]  # it ended its turn with nothing to say
         found = items(value, HINT, MAX_CALLS)
         calls = [b for b in found if b.get("type") != "text"]
         if not calls:  # a turn without tool use: the agent is done; its words are its answer
