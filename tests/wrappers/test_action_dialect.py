@@ -183,7 +183,7 @@ MALFORMED = {
         ("click the button", "no JSON action found"),
     ],
     "openai": [
-        ('{"type": "click", "button": "wheel", "x": 1, "y": 1}', "button 'wheel' is not supported"),
+        ('{"type": "click", "button": "back", "x": 1, "y": 1}', "button 'back' is not supported"),
         ('{"type": "click", "x": 1}', 'needs "x" and "y"'),
         ('{"type": "drag", "path": [{"x": 1, "y": 1}]}', "at least 2 points"),
         ('{"type": "keypress", "keys": "enter"}', "'keys' has the wrong type"),

@@ -8,9 +8,9 @@ with ``"device"``: ``{"action": "left_click", "coordinate": [540, 1200], "device
 A turn without tool use (a whole message, ``{"content": [{"type": "text", "text": "42"}], ...}``)
 ends the episode: its text is the answer (``submit``), no text is ``complete``.
 On the phone, Return/Escape/Home are its enter/back/home buttons, a scroll is a swipe, and a
-``left_click_drag`` that ends where it starts is a long press. ``left_mouse_down`` / ``left_mouse_up`` work
-within one step (a list), as a drag; held across steps they are refused, as are ``hold_key``,
-``middle_click`` and ``triple_click`` (no such input on our devices).
+``left_click_drag`` that ends where it starts is a long press. ``left_mouse_down`` / ``left_mouse_up``
+work within one step (a list), as a drag; held across steps they are refused, as is ``hold_key`` (our
+devices press keys, never hold them).
 """
 
 from __future__ import annotations

@@ -188,7 +188,8 @@ def _need(act: Act, what: str = "point") -> Point:
 
 def _desktop(act: Act) -> list[Planned]:
     d, k = act.device, act.kind
-    simple = {"click": "click", "right_click": "right_click", "double_click": "double_click", "move": "move"}
+    simple = {"click": "click", "right_click": "right_click", "double_click": "double_click", "move": "move",
+              "middle_click": "middle_click", "triple_click": "triple_click"}  # fmt: skip
     if k in simple:
         return [Planned(d, simple[k], {"point": _need(act)})]
     if k == "long_press":
@@ -213,8 +214,6 @@ def _desktop(act: Act) -> list[Planned]:
     if k == "open_app":
         return [Planned(d, "search_application", {"name": act.text})]
     reasons = {
-        "middle_click": "the desktop has no middle click",
-        "triple_click": "the desktop has no triple click (double_click selects a word)",
         "home": "the desktop has no home button",
         "back": "the desktop has no back button",
     }

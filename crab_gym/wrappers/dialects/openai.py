@@ -7,7 +7,7 @@ the frame the agent was shown; ``keypress`` keys use the CUA names (``["CTRL", "
 multi-device env the action names its device with ``"device"``. A ``message`` item (no computer call)
 ends the episode: its text is the answer (``submit``), none is ``complete``. On the phone a scroll is a
 swipe, ENTER/ESC/HOME are its buttons, and a ``drag`` whose path stays on one point is a long press.
-Refused: buttons other than left/right (wheel, back, forward).
+The ``wheel`` button is a middle click; refused: the back and forward buttons.
 """
 
 from __future__ import annotations
@@ -78,9 +78,12 @@ class OpenAI(Dialect):
         point = ctx.point_at(device, self._xy(a, device, ctx), kind)
         if kind == "click":
             button = a.get("button", "left")
-            if button not in ("left", "right"):
-                return Act("unsupported", text=f"click with button {button!r} is not supported (left, right)")
-            return Act("click" if button == "left" else "right_click", device, point)
+            kind = {"left": "click", "right": "right_click", "wheel": "middle_click"}.get(button, "")
+            if not kind:
+                return Act(
+                    "unsupported", text=f"click with button {button!r} is not supported (left, right, wheel)"
+                )
+            return Act(kind, device, point)
         if kind in ("double_click", "move"):
             return Act(kind, device, point)
         sx, sy = a.get("scroll_x", 0), a.get("scroll_y", 0)
@@ -123,10 +126,12 @@ class OpenAI(Dialect):
             out = {"type": "drag", "path": [{"x": x, "y": y} for x, y in path]}
         else:
             x, y = ctx.to_pixels(act.device, act.point or (0.5, 0.5))
-            kind = {"click": "click", "right_click": "click"}.get(act.kind, act.kind)
+            if act.kind == "triple_click":
+                raise InvalidAction("OpenAI's computer use has no triple click")
+            kind = {"click": "click", "right_click": "click", "middle_click": "click"}.get(act.kind, act.kind)
             out = {"type": kind, "x": x, "y": y}
             if kind == "click":
-                out["button"] = "right" if act.kind == "right_click" else "left"
+                out["button"] = {"right_click": "right", "middle_click": "wheel"}.get(act.kind, "left")
             if kind == "scroll":
                 dy = {"down": 1, "up": -1}.get(act.direction, 0) * act.amount * WHEEL_PX
                 dx = {"right": 1, "left": -1}.get(act.direction, 0) * act.amount * WHEEL_PX
