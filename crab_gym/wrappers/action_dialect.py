@@ -65,6 +65,17 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
         """How an action names its device in this dialect (needed on a multi-device env)."""
         return self.dialect.naming
 
+    def elements(self, device: str) -> list[dict[str, Any]]:
+        """The interactive elements of a device's screen now, numbered as AndroidWorld's ``index`` counts
+        them: ``{"index", "label", "role", "box"}`` with the box in pixels of the shown frame."""
+        shown, full = self.context.screens[device].shown, self.context.screens[device].full
+        sx, sy = shown[0] / full[0], shown[1] / full[1]
+        return [
+            {"index": i, "label": e.name, "role": e.role,
+             "box": (round(e.box[0] * sx), round(e.box[1] * sy), round(e.box[2] * sx), round(e.box[3] * sy))}
+            for i, e in enumerate(self._base.subenvs[device].ui_elements())
+        ]  # fmt: skip
+
     def _elements(self, device: str) -> list[Element]:
         return [(e.box, e.name) for e in self._base.subenvs[device].ui_elements()]
 

@@ -71,30 +71,22 @@ def test_all_v0_phone_tasks_through_every_dialect(phone, task_id):
     assert solve(phone, task_id)["termination_reason"] == "success"
 
 
-@pytest.fixture(scope="module", params=[d for d in DIALECTS if d != "androidworld"])
-def desktop(request):
-    env = ActionDialect(gym.make("Crab-Desktop-v0", tasks="v0", max_steps=80), request.param)
-    yield env
+@pytest.fixture(scope="module", params=[(e, d) for e in ("Crab-Desktop-v0", "Crab-v0") for d in DIALECTS[:4]])
+def with_desktop(request):
+    """An env with the desktop, per dialect that drives it (AndroidWorld drives the phone only)."""
+    env_id, dialect = request.param
+    env = ActionDialect(gym.make(env_id, tasks="v0", max_steps=80), dialect)
+    yield env_id, env
     env.close()
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task_id", V0_DESKTOP)
-def test_all_v0_desktop_tasks_through_every_dialect(desktop, task_id):
-    assert solve(desktop, task_id)["termination_reason"] == "success"
-
-
-@pytest.fixture(scope="module", params=[d for d in DIALECTS if d != "androidworld"])
-def both(request):
-    env = ActionDialect(gym.make("Crab-v0", tasks="v0", max_steps=80), request.param)
-    yield env
-    env.close()
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("task_id", V0_CROSS)
-def test_all_v0_cross_tasks_through_every_dialect(both, task_id):
-    assert solve(both, task_id)["termination_reason"] == "success"
+@pytest.mark.parametrize("task_id", V0_DESKTOP + V0_CROSS)
+def test_all_v0_desktop_and_cross_tasks_through_every_dialect(with_desktop, task_id):
+    env_id, env = with_desktop
+    if (env_id == "Crab-v0") != (task_id in V0_CROSS):
+        pytest.skip("desktop tasks run on Crab-Desktop-v0, cross-device ones on Crab-v0")
+    assert solve(env, task_id)["termination_reason"] == "success"
 
 
 # ---- parser tables: valid and malformed inputs in each format's documented shape -------------------------
@@ -267,6 +259,30 @@ def test_several_calls_are_several_env_steps_with_rewards_summed(phone_parsers):
     steps = info["steps"]
     _, _, _, _, info = env.step("WAIT\nWAIT\nWAIT")
     assert info["steps"] == steps + 3 and info["dialect"]["env_steps"] == 3
+
+
+@pytest.mark.parametrize("dialect, text", [
+    ("uitars", "Action: open_app(app_name='Contacts')"),
+    ("androidworld", '{"action_type": "open_app", "app_name": "Contacts"}'),
+])  # fmt: skip
+def test_open_app_opens_it_from_the_drawer(phone_parsers, dialect, text):
+    env = phone_parsers[dialect]
+    env.reset(seed=0, options={"task": "contacts_add-0"})
+    _, _, _, _, info = env.step(text)
+    assert [a["name"] for a in info["dialect"]["actions"]] == ["open_app_drawer", "tap"]
+    assert "contacts" in (env.unwrapped.subenvs["android"].state().foreground_package() or "")
+    _, _, _, _, info = env.step(text.replace("Contacts", "Nope"))
+    assert "no app named 'Nope'" in info["invalid_action"]
+
+
+def test_elements_are_what_indices_point_at(phone_parsers):
+    env = phone_parsers["androidworld"]
+    env.reset(seed=0, options={"task": "contacts_add-0"})
+    first = env.elements("android")[0]
+    x1, y1, x2, y2 = first["box"]
+    (plan,) = env.parse('{"action_type": "click", "index": 0}')
+    w, h = env.unwrapped.subenvs["android"].screen_size
+    assert plan.params["point"] == pytest.approx(((x1 + x2) / 2 / w, (y1 + y2) / 2 / h), abs=1e-3)
 
 
 def test_coordinates_scale_back_from_small_frames():
