@@ -99,6 +99,7 @@ VALID = {
             [("android", "write_text")],
         ),
         ('{"action": "key", "text": "Return"}', [("android", "press")]),
+        ('{"action": "key", "text": "Return Escape"}', [("android", "press"), ("android", "press")]),
         (
             '{"action": "scroll", "coordinate": [540, 1200], "scroll_direction": "down", "scroll_amount": 5}',
             [("android", "swipe")],
@@ -130,6 +131,7 @@ VALID = {
         ("Action: type(content='hello\\n')", [("android", "write_text")]),
         ("Action: scroll(start_box='[1, 1, 9, 9]', direction='down')", [("android", "swipe")]),
         ("Action: press_home()", [("android", "press")]),
+        ("Action: click(point='<point>500 500</point>')", [("android", "tap")]),
         ("Action: open_app(app_name='Contacts')", [("android", "open_app_drawer"), ("android", "tap")]),
         ("Action: finished()", [("root", "complete")]),
         ("Action: wait()", [("root", "wait")]),
@@ -146,6 +148,7 @@ VALID = {
         ),
         ("pyautogui.scroll(-5, 540, 1200)", [("android", "swipe")]),
         ("WAIT", [("root", "wait")]),
+        ("pyautogui.keyDown('enter')\npyautogui.keyUp('enter')", [("android", "press")]),
         ("DONE", [("root", "complete")]),
         ("time.sleep(2)", [("root", "wait")]),
     ],

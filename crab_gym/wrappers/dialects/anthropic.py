@@ -3,8 +3,9 @@
 ``{"action": "left_click", "coordinate": [640, 400]}``; a ``tool_use`` block (``{"type": "tool_use",
 "name": "computer", "input": {...}}``) or a list of them (several actions in one step) is read too.
 Coordinates are pixels of the frame the agent was shown. Keys use xdotool's syntax (``"ctrl+s"``,
-``"Return"``, ``"ctrl+a BackSpace"`` for two presses). On a multi-device env the input names its device
-with ``"device"``: ``{"action": "left_click", "coordinate": [540, 1200], "device": "android"}``.
+``"Return"``; ``"ctrl+a BackSpace"`` is two presses, one env step each). On a multi-device env the input
+names its device with ``"device"``:
+``{"action": "left_click", "coordinate": [540, 1200], "device": "android"}``.
 A turn without tool use (a whole message, ``{"content": [{"type": "text", "text": "42"}], ...}``)
 ends the episode: its text is the answer (``submit``), no text is ``complete``.
 On the phone, Return/Escape/Home are its enter/back/home buttons, a scroll is a swipe, and a
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crab_gym.core.actions import InvalidAction
-from crab_gym.wrappers.dialects.base import MAX_CALLS, PHONE, Act, Context, Dialect, display
+from crab_gym.wrappers.dialects.base import MAX_CALLS, Act, Context, Dialect, display
 from crab_gym.wrappers.dialects.jsonish import field_of, items, json_value, pair
 
 HINT = 'Send the computer tool\'s input as JSON, e.g. {"action": "left_click", "coordinate": [100, 200]}.'
@@ -68,7 +69,7 @@ class Anthropic(Dialect):
                 acts.append(Act("drag", device, start, ctx.point_at(device, None, "left_mouse_up")))
                 down = None
                 continue
-            acts.append(self._one(inner, ctx))
+            acts.extend(self._one(inner, ctx))
         if down is not None:
             raise InvalidAction(
                 "left_mouse_down without left_mouse_up in the same step: holding the button across steps "
@@ -76,7 +77,16 @@ class Anthropic(Dialect):
             )
         return acts
 
-    def _one(self, inp: Mapping[str, Any], ctx: Context) -> Act:
+    def _one(self, inp: Mapping[str, Any], ctx: Context) -> list[Act]:
+        if inp.get("action") == "key":  # xdotool's "ctrl+a BackSpace": chords pressed one after another
+            device = ctx.device(inp.get("device"), f"name one with {self.naming}")
+            chords = field_of(inp, "text", str, "key").split()
+            if not chords:
+                raise InvalidAction("key: 'text' names a key or chord, e.g. \"ctrl+s\"")
+            return [Act("key", device, keys=tuple(c.split("+")) if c != "+" else ("+",)) for c in chords]
+        return [self._act(inp, ctx)]
+
+    def _act(self, inp: Mapping[str, Any], ctx: Context) -> Act:
         name = inp.get("action")
         if name not in ACTIONS:
             raise InvalidAction(f"unknown action {str(name)[:40]!r}; actions: {', '.join(ACTIONS)}. {HINT}")
@@ -103,15 +113,6 @@ class Anthropic(Dialect):
             return Act(CLICKS[name], device, where)
         if name == "type":
             return Act("type", device, text=field_of(inp, "text", str, "type"))
-        if name == "key":
-            text = field_of(inp, "text", str, "key")
-            chords = text.split()
-            if len(chords) != 1:
-                if device == PHONE or not chords:
-                    raise InvalidAction(f"key: one key or chord per action; got {text!r}")
-                return Act("unsupported", text=f"key: one chord per action ({text!r} has {len(chords)})")
-            keys = tuple(chords[0].split("+")) if chords[0] != "+" else ("+",)
-            return Act("key", device, keys=keys)
         if name == "left_click_drag":
             start = self._point(inp, "start_coordinate", device, ctx) or ctx.point_at(device, None, name)
             end = self._point(inp, "coordinate", device, ctx)

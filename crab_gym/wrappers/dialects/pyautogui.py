@@ -102,6 +102,8 @@ class _Step:
                 raise InvalidAction(f"{name}: the text to type is a non-empty string")
         elif name in ("press", "hotkey"):
             keys = args if name == "hotkey" else (args[0] if args else kw.get("keys"))
+            if name == "hotkey" and len(args) == 1 and isinstance(args[0], list):
+                keys = args[0]  # hotkey(['ctrl', 'c'])
             presses = int(_num(kw.get("presses", 1), "press: presses"))
             for _ in range(min(max(presses, 1), 32)):
                 if name == "press" and isinstance(keys, list):

@@ -1,7 +1,8 @@
 """UI-TARS' text actions: ``Thought: ...`` then ``Action: click(start_box='(235,512)')``.
 
 Boxes are UI-TARS' 0-1000 relative coordinates of the screen: ``'(x,y)'``, ``'(x1,y1,x2,y2)'`` (its
-centre), ``'[x1, y1, x2, y2]'``, with or without ``<|box_start|>``/``<|box_end|>`` or ``<point>x y</point>``.
+centre), ``'[x1, y1, x2, y2]'``, with or without ``<|box_start|>``/``<|box_end|>``, or
+``<point>x y</point>`` (also as ``point=``, ``start_point=``, ``end_point=``).
 Computer actions: click, left_double, right_single, drag, hotkey(key='ctrl c'), type(content=...) (a
 trailing ``\\n`` presses Enter), scroll(start_box, direction), wait() (5 s), finished(content=...) (the
 content, if any, is the answer). Mobile: long_press, open_app(app_name=...), press_home(), press_back();
@@ -57,6 +58,9 @@ class UITars(Dialect):
         if c.args:
             raise InvalidAction(f"{c.name}: arguments are named, e.g. start_box='(x,y)'")
         named = kw.pop("device", None)
+        for newer, box in (("point", "start_box"), ("start_point", "start_box"), ("end_point", "end_box")):
+            if newer in kw:  # UI-TARS-1.5's click(point='<point>x y</point>')
+                kw.setdefault(box, kw.pop(newer))
         if c.name == "wait":
             return Act("wait", seconds=5.0)
         if c.name == "finished":
