@@ -71,7 +71,10 @@ def test_all_v0_phone_tasks_through_every_dialect(phone, task_id):
     assert solve(phone, task_id)["termination_reason"] == "success"
 
 
-@pytest.fixture(scope="module", params=[(e, d) for e in ("Crab-Desktop-v0", "Crab-v0") for d in DIALECTS[:4]])
+DESKTOP_PAIRS = [(e, d) for e in ("Crab-Desktop-v0", "Crab-v0") for d in DIALECTS[:4]]
+
+
+@pytest.fixture(scope="module", params=DESKTOP_PAIRS, ids=[f"{e}-{d}" for e, d in DESKTOP_PAIRS])
 def with_desktop(request):
     """An env with the desktop, per dialect that drives it (AndroidWorld drives the phone only)."""
     env_id, dialect = request.param
@@ -286,6 +289,21 @@ def test_elements_are_what_indices_point_at(phone_parsers):
     (plan,) = env.parse('{"action_type": "click", "index": 0}')
     w, h = env.unwrapped.subenvs["android"].screen_size
     assert plan.params["point"] == pytest.approx(((x1 + x2) / 2 / w, (y1 + y2) / 2 / h), abs=1e-3)
+
+
+@pytest.mark.parametrize("dialect, text, keys", [
+    ("openai", '{"type": "keypress", "keys": ["CTRL", "A"]}', ["ctrl", "a"]),
+    ("anthropic", '{"action": "key", "text": "ctrl+A"}', ["ctrl", "shift", "a"]),  # xdotool's A is shift+a
+    ("pyautogui", "pyautogui.hotkey('ctrl', 'shift', 't')", ["ctrl", "shift", "t"]),
+    ("uitars", "Action: hotkey(key='ctrl s')", ["ctrl", "s"]),
+])  # fmt: skip
+def test_key_names_follow_each_format(dialect, text, keys):
+    env = ActionDialect(gym.make("Crab-Desktop-v0", tasks="v0"), dialect)  # never reset: parsing only
+    try:
+        (plan,) = env.parse(text)
+        assert plan.params["keys"] == keys
+    finally:
+        env.close()
 
 
 def test_coordinates_scale_back_from_small_frames():

@@ -67,7 +67,7 @@ class OpenAI(Dialect):
             keys = field_of(a, "keys", list, "keypress")
             if not keys or not all(isinstance(k, str) for k in keys):
                 raise InvalidAction("keypress: 'keys' must be a non-empty list of key names")
-            return Act("key", device, keys=tuple(keys))
+            return Act("key", device, keys=tuple(k.lower() for k in keys))  # CUA writes "A" for the a key
         if kind == "drag":
             path = field_of(a, "path", list, "drag")
             if len(path) < 2 or not all(isinstance(p, Mapping) for p in path):
