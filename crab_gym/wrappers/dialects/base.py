@@ -11,7 +11,7 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from crab_gym.core.actions import InvalidAction
@@ -284,7 +284,7 @@ def _app_icon(ctx: Context, device: str, name: str) -> Callable[[], Params]:
 def lift(device: str, name: str, params: Mapping[str, Any]) -> list[Act]:
     """The Acts that perform one of our actions (what the translator renders in each dialect)."""
     p = dict(params)
-    point = tuple(p["point"]) if "point" in p else None
+    point: Point | None = (float(p["point"][0]), float(p["point"][1])) if "point" in p else None
     if device == "root":
         kind = {"wait": "wait", "complete": "complete", "submit": "answer"}[name]
         return [Act(kind, text=str(p.get("answer", "")), seconds=float(p.get("seconds", 1)))]
@@ -309,7 +309,7 @@ def lift(device: str, name: str, params: Mapping[str, Any]) -> list[Act]:
     if name == "search_application":
         return [Act("open_app", device, text=p["name"])]
     kind = {"write_text": "type"}.get(name, name)
-    return [replace(Act(kind, device, point), text=str(p.get("text", "")))]
+    return [Act(kind, device, point, text=str(p.get("text", "")))]
 
 
 # ---- the dialect interface -----------------------------------------------------------------------------
