@@ -50,6 +50,26 @@ def double_click(env: DesktopEnv, point: Point) -> None:
 
 
 @action
+def middle_click(env: DesktopEnv, point: Point) -> None:
+    """Click the middle mouse button at a point (pastes the primary selection, opens links in new tabs).
+
+    Args:
+        point: Where to click, as (x, y) fractions of the screen width and height.
+    """
+    env.x.click(*env.x.to_pixels(point), button=2)
+
+
+@action
+def triple_click(env: DesktopEnv, point: Point) -> None:
+    """Triple-click the left mouse button at a point (selects a whole line or paragraph).
+
+    Args:
+        point: Where to triple-click, as (x, y) fractions of the screen width and height.
+    """
+    env.x.click(*env.x.to_pixels(point), count=3)
+
+
+@action
 def move(env: DesktopEnv, point: Point) -> None:
     """Move the mouse pointer to a point without clicking (hover).
 
@@ -135,4 +155,6 @@ ACTIONS = (
     hotkey,
     scroll,
     search_application,
+    middle_click,  # after the others: the action indices of the first ten stay as they were
+    triple_click,
 )
