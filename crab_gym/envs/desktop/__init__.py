@@ -57,6 +57,7 @@ def _device_errors(what: str) -> Iterator[None]:
 KEYBOARD_ACTIONS = frozenset({"write_text", "press", "hotkey"})
 KEYBOARD_QUIET = 0.25
 
+
 class DesktopEnv(SubEnv):
     """A Linux desktop: openbox, rofi (Super), xfce4-terminal, mousepad, thunar, vim and LibreOffice.
 
