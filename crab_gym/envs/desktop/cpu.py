@@ -9,6 +9,8 @@ Guest-safe (stdlib only): the VM image ships this module to the probe agent.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -24,3 +26,25 @@ def cpu_demand_ns(pids: list[int], waited: bool = True) -> int:
         except (OSError, ValueError):
             continue
     return total
+
+
+def busy_probe(
+    session_pids: Callable[[], list[int]], share: float = 0.2, refresh: float = 0.2
+) -> Callable[[], bool]:
+    """A probe for settling: True when the session's processes ran or waited to run (a starved app is busy
+    too) more than ``share`` of a CPU since the previous call (an idle GTK or LibreOffice session uses
+    about 1 %; building a dialog, 100 %). The process list is read again every ``refresh`` s."""
+    pids, pids_at = session_pids(), time.monotonic()
+    used, used_at = cpu_demand_ns(pids), time.monotonic()
+
+    def busy() -> bool:
+        nonlocal pids, pids_at, used, used_at
+        now = time.monotonic()
+        if now - pids_at > refresh:
+            pids, pids_at = session_pids(), now
+        total = cpu_demand_ns(pids)
+        was, since = used, used_at
+        used, used_at = total, now
+        return total - was > share * (now - since) * 1e9
+
+    return busy

@@ -41,10 +41,14 @@ class Display(Protocol):
 class FileStat(Protocol):
     """The fields of ``os.stat_result`` checks read."""
 
-    st_mode: int
-    st_size: int
-    st_mtime: float
-    st_uid: int
+    @property
+    def st_mode(self) -> int: ...
+    @property
+    def st_size(self) -> int: ...
+    @property
+    def st_mtime(self) -> float: ...
+    @property
+    def st_uid(self) -> int: ...
 
 
 class Launch(Protocol):

@@ -18,7 +18,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from crab_gym.envs.desktop.a11y_bus import a11y_bus_address, start_a11y_bus
 from crab_gym.envs.desktop.agent_client import AgentClient
 from crab_gym.envs.desktop.apps import app_argv
 from crab_gym.envs.desktop.backends.session_slot import FIRST_DISPLAY, Slot, display_accepts, free_display
-from crab_gym.envs.desktop.cpu import cpu_demand_ns
+from crab_gym.envs.desktop.cpu import busy_probe
 from crab_gym.envs.desktop.files import list_dir, read_limited, resolve, stat_of
 from crab_gym.envs.desktop.launch import LaunchWatch, launcher_exits
 from crab_gym.envs.desktop.panel import DESKTOP_NOW, Panel
@@ -283,25 +283,7 @@ class XvfbSession:
 
     def settle(self, quiet: float, timeout: float) -> None:
         """Screen damage and the session's CPU demand both quiet for ``quiet`` s (see X11Display.settle)."""
-        self._display().settle(quiet=quiet, timeout=timeout, busy=self.cpu_probe())
-
-    def cpu_probe(self, share: float = 0.2, refresh: float = 0.2) -> Callable[[], bool]:
-        """A probe for settle(): True when session processes ran or waited to run (a starved app is busy
-        too) more than ``share`` of a CPU since the previous call (an idle GTK or LibreOffice session
-        uses about 1 %; building a dialog, 100 %)."""
-        pids = self.session_pids()
-        state = {"pids": pids, "at": time.monotonic(), "ns": cpu_demand_ns(pids), "t": time.monotonic()}
-
-        def busy() -> bool:
-            now = time.monotonic()
-            if now - state["at"] > refresh:
-                state["pids"], state["at"] = self.session_pids(), now
-            used = cpu_demand_ns(state["pids"])
-            was, since = state["ns"], state["t"]
-            state["ns"], state["t"] = used, now
-            return used - was > share * (now - since) * 1e9
-
-        return busy
+        self._display().settle(quiet=quiet, timeout=timeout, busy=busy_probe(self.session_pids))
 
     def _kill_clients(self, include_xvfb: bool) -> None:
         """Kill the session's processes: all of them with Xvfb, else all but the live keepers."""
@@ -386,8 +368,8 @@ class XvfbSession:
             p.kill()
             p.wait()
         self._keepers.clear()
-        for p in self.keep_dir.iterdir():
-            p.unlink()
+        for f in self.keep_dir.iterdir():
+            f.unlink()
         self._keepers += start_a11y_bus(self, self.keep_dir)
         python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
         self.panel.start(python)
