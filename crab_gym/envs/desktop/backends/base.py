@@ -20,6 +20,14 @@ import numpy as np
 from crab_gym.envs.desktop.procs import Process
 from crab_gym.envs.desktop.x11_windows import WindowInfo
 
+# What agents read about the desktop, whatever session it runs in (a session adds what it has beyond).
+DESCRIPTION = (
+    "An Ubuntu-style Linux desktop (openbox window manager). Press Super or use search_application to "
+    "open apps: Terminal (xfce4-terminal, bash, vim), Text Editor (mousepad), Files (thunar), "
+    "LibreOffice Writer, Calc and Impress."
+)
+HOME_FOLDERS = "The home folder is ~ with Documents, Desktop, Downloads."
+
 
 class Display(Protocol):
     """Input, frames and window facts of the session's screen; pixel coordinates."""

@@ -25,6 +25,7 @@ from xml.etree import ElementTree as ET
 
 from crab_gym.envs.base import DeviceError
 from crab_gym.envs.desktop.apps import app_argv
+from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
 from crab_gym.envs.desktop.files import resolve
 from crab_gym.envs.desktop.procs import Process
 from crab_gym.envs.slot_lock import SlotLock
@@ -93,11 +94,7 @@ class LibvirtSession:
     """One desktop domain. ``start()`` once, ``reset()`` per episode, ``close()`` at the end."""
 
     # What the guest image has (no panel: the xvfb session's panel is not shipped in the image yet).
-    description = (
-        "An Ubuntu-style Linux desktop (openbox window manager). Press Super or use search_application to "
-        "open apps: Terminal (xfce4-terminal, bash, vim), Text Editor (mousepad), Files (thunar), "
-        "LibreOffice Writer, Calc and Impress. The home folder is ~ with Documents, Desktop, Downloads."
-    )
+    description = f"{DESCRIPTION} {HOME_FOLDERS}"
 
     def __init__(
         self, domain: str | None = None, uri: str = DEFAULT_URI, size: tuple[int, int] = (1280, 800)

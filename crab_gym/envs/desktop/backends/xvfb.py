@@ -26,6 +26,7 @@ from crab_gym.envs.base import DeviceError
 from crab_gym.envs.desktop.a11y_bus import a11y_bus_address, start_a11y_bus
 from crab_gym.envs.desktop.agent_client import AgentClient
 from crab_gym.envs.desktop.apps import app_argv
+from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
 from crab_gym.envs.desktop.backends.session_slot import FIRST_DISPLAY, Slot, display_accepts, free_display
 from crab_gym.envs.desktop.cpu import busy_probe
 from crab_gym.envs.desktop.files import list_dir, read_limited, resolve, stat_of
@@ -50,11 +51,8 @@ class XvfbSession:
     """One live X session. ``start()`` once, ``reset()`` per episode, ``close()`` at the end."""
 
     description = (
-        "An Ubuntu-style Linux desktop (openbox window manager). Press Super or use search_application to "
-        "open apps: Terminal (xfce4-terminal, bash, vim), Text Editor (mousepad), Files (thunar), "
-        "LibreOffice Writer, Calc and Impress. The panel along the bottom has an Applications menu, a "
-        "launcher button per app, a button per open window and a clock. The home folder is ~ with Documents, "
-        "Desktop, Downloads."
+        f"{DESCRIPTION} The panel along the bottom has an Applications menu, a launcher button per app, a "
+        f"button per open window and a clock. {HOME_FOLDERS}"
     )
     slowdown = 1.0
 
