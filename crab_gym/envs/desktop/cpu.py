@@ -9,19 +9,21 @@ Guest-safe (stdlib only): the VM image ships this module to the probe agent.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 
 def cpu_demand_ns(pids: list[int], waited: bool = True) -> int:
     """Nanoseconds every thread of the live processes among ``pids`` ran or (with ``waited``) waited to
-    run, so far."""
+    run, so far. Plain ``os``/``open`` calls: a settle polls this every 10 ms, and in a VM the probe's own
+    CPU counts against the quiet it waits for (pathlib took 60 % longer)."""
     total = 0
     for pid in pids:
         try:
-            for tid in Path(f"/proc/{pid}/task").iterdir():
-                ran, wait = (tid / "schedstat").read_bytes().split()[:2]
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                    ran, wait, _ = f.read().split(maxsplit=2)
                 total += int(ran) + (int(wait) if waited else 0)
         except (OSError, ValueError):
             continue
