@@ -19,7 +19,7 @@ SESSION_AGENT = DESKTOP_DIR / "session_agent.py"
 TEMPLATE_HOME = DESKTOP_DIR / "session" / "home"
 GUEST_LIB = "/usr/local/lib/crab-gym"
 # The desktop's own modules the probe agent imports (stdlib and python3-xlib only, so Debian's python3 runs
-# them): shipped under GUEST_LIB as the namespace package crab_gym.envs.desktop, without its __init__.
+# them): shipped under GUEST_LIB as the namespace package crab_gym.envs.desktop.primitives, no __init__.
 SHARED_MODULES = ("apps", "cpu", "files", "launch", "procs", "x11_windows")
 
 SUITE = "bookworm"
@@ -53,7 +53,13 @@ GUEST_FILES: dict[str, tuple[Path, int]] = {
     f"{GUEST_LIB}/probe.py": (GUEST_DIR / "probe.py", 0o644),
     f"{GUEST_LIB}/input_counter.py": (GUEST_DIR / "input_counter.py", 0o644),
     f"{GUEST_LIB}/session_agent.py": (SESSION_AGENT, 0o644),
-    **{f"{GUEST_LIB}/crab_gym/envs/desktop/{m}.py": (DESKTOP_DIR / f"{m}.py", 0o644) for m in SHARED_MODULES},
+    **{
+        f"{GUEST_LIB}/crab_gym/envs/desktop/primitives/{m}.py": (
+            DESKTOP_DIR / "primitives" / f"{m}.py",
+            0o644,
+        )
+        for m in SHARED_MODULES
+    },
     f"{GUEST_LIB}/session.sh": (GUEST_DIR / "session.sh", 0o755),
     "/etc/systemd/system/crab-x.service": (GUEST_DIR / "crab-x.service", 0o644),
     "/etc/systemd/system/crab-session.service": (GUEST_DIR / "crab-session.service", 0o644),

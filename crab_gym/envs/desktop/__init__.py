@@ -18,9 +18,9 @@ from crab_gym.envs.backend_spec import BackendSpec, parse_backend
 from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement, clip_box
 from crab_gym.envs.desktop.a11y_geometry import screen_boxes
 from crab_gym.envs.desktop.actions import ACTIONS
-from crab_gym.envs.desktop.apps import APPS
 from crab_gym.envs.desktop.backends import make_session, session_class
 from crab_gym.envs.desktop.backends.base import DesktopSession, Display, Launch
+from crab_gym.envs.desktop.primitives.apps import APPS
 from crab_gym.envs.desktop.state import DesktopState
 
 # Roles an agent can act on, for ui_elements().

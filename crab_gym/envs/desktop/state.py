@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from crab_gym.core.memo import cached_read
-from crab_gym.envs.desktop.panel import PANEL_WM_CLASS
-from crab_gym.envs.desktop.procs import Process
-from crab_gym.envs.desktop.x11_windows import WindowInfo
+from crab_gym.envs.desktop.backends.panel import PANEL_WM_CLASS
+from crab_gym.envs.desktop.primitives.procs import Process
+from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
 
 if TYPE_CHECKING:
     from crab_gym.envs.desktop.backends.base import DesktopSession, FileStat

@@ -8,8 +8,8 @@ Requests are JSON lines ``{"id": N, "op": NAME, "args": {...}}``; answers ``{"id
 python3-xlib, pyatspi); it is not imported on the host.
 
 The apps, window reading, process table, file reads and launch watch are the desktop's own modules, which
-the image ships beside this file (``crab_gym/envs/desktop/...``, a namespace package: no ``__init__``, so
-nothing else of crab-gym comes along); see ``SHARED_MODULES`` in :mod:`crab_gym.vm.recipe`.
+the image ships beside this file (``crab_gym/envs/desktop/primitives/...``, a namespace package: no
+``__init__``, so nothing else of crab-gym comes along); see ``SHARED_MODULES`` in :mod:`crab_gym.vm.recipe`.
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import session_agent  # noqa: E402
 from input_counter import InputCounter  # noqa: E402
 
-from crab_gym.envs.desktop import launch  # noqa: E402
-from crab_gym.envs.desktop.apps import app_argv  # noqa: E402
-from crab_gym.envs.desktop.cpu import cpu_demand_ns  # noqa: E402
-from crab_gym.envs.desktop.files import list_dir, read_limited, resolve, stat_of  # noqa: E402
-from crab_gym.envs.desktop.procs import process_table, user_pids  # noqa: E402
-from crab_gym.envs.desktop.x11_windows import WindowInfo, WindowReader  # noqa: E402
+from crab_gym.envs.desktop.primitives import launch  # noqa: E402
+from crab_gym.envs.desktop.primitives.apps import app_argv  # noqa: E402
+from crab_gym.envs.desktop.primitives.cpu import cpu_demand_ns  # noqa: E402
+from crab_gym.envs.desktop.primitives.files import list_dir, read_limited, resolve, stat_of  # noqa: E402
+from crab_gym.envs.desktop.primitives.procs import process_table, user_pids  # noqa: E402
+from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo, WindowReader  # noqa: E402
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 UID = os.getuid()
@@ -281,7 +281,7 @@ def launch_wait(
     poll: float = 0.02, ignore: tuple[str, ...] = ("rofi",),
 ) -> str:  # fmt: skip
     """What a launch did, decided by the desktop's own LaunchWatch: "window", "focused", "exited", "idle"
-    or "timeout" (see :meth:`crab_gym.envs.desktop.launch.LaunchWatch.wait`)."""
+    or "timeout" (see :meth:`crab_gym.envs.desktop.primitives.launch.LaunchWatch.wait`)."""
     watch = launch.LaunchWatch(X, session_pids, ignore=frozenset(ignore), snapshot=snapshot)
     return watch.wait(startup=startup, idle_after=idle_after, grace=grace, poll=poll)
 

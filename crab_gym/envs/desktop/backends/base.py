@@ -17,8 +17,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from crab_gym.envs.desktop.procs import Process
-from crab_gym.envs.desktop.x11_windows import WindowInfo
+from crab_gym.envs.desktop.primitives.procs import Process
+from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
 
 # What agents read about the desktop, whatever session it runs in (a session adds what it has beyond).
 DESCRIPTION = (
@@ -60,7 +60,7 @@ class FileStat(Protocol):
 
 
 class Launch(Protocol):
-    """A launch being watched (see :class:`~crab_gym.envs.desktop.launch.LaunchWatch`)."""
+    """A launch being watched (see :class:`~crab_gym.envs.desktop.primitives.launch.LaunchWatch`)."""
 
     def new_pids(self) -> list[int]: ...
     def wait(self, startup: float = 40.0, idle_after: float = 1.0, grace: float = 0.3) -> str: ...
@@ -106,7 +106,7 @@ class DesktopSession(Protocol):
         """Signal one of the session's processes; False if it is gone or not the session's."""
 
     def spawn_app(self, app: str, args: Sequence[str]) -> None:
-        """Start a known application (a key of :data:`~crab_gym.envs.desktop.apps.APPS`)."""
+        """Start a known application (a key of :data:`~crab_gym.envs.desktop.primitives.apps.APPS`)."""
 
     def launch_watch(self) -> Launch: ...
     def launcher_ready(self) -> bool:

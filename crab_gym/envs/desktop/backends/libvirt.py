@@ -24,10 +24,10 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from crab_gym.envs.base import DeviceError
-from crab_gym.envs.desktop.apps import app_argv
 from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
-from crab_gym.envs.desktop.files import resolve
-from crab_gym.envs.desktop.procs import Process
+from crab_gym.envs.desktop.primitives.apps import app_argv
+from crab_gym.envs.desktop.primitives.files import resolve
+from crab_gym.envs.desktop.primitives.procs import Process
 from crab_gym.envs.slot_lock import SlotLock
 from crab_gym.vm.connection import DEFAULT_URI, VMError, import_libvirt, open_connection
 from crab_gym.vm.display import VMDisplay
@@ -57,7 +57,7 @@ class GuestStat:
 
 class GuestLaunch:
     """A launch watched in the guest: the probe takes the snapshot, and judges the outcome with the
-    desktop's own :class:`~crab_gym.envs.desktop.launch.LaunchWatch` (see ``launch_wait``)."""
+    desktop's own :class:`~crab_gym.envs.desktop.primitives.launch.LaunchWatch` (see ``launch_wait``)."""
 
     def __init__(self, session: LibvirtSession) -> None:
         self._s = session

@@ -23,18 +23,18 @@ from pathlib import Path
 from typing import Any
 
 from crab_gym.envs.base import DeviceError
-from crab_gym.envs.desktop.a11y_bus import a11y_bus_address, start_a11y_bus
-from crab_gym.envs.desktop.agent_client import AgentClient
-from crab_gym.envs.desktop.apps import app_argv
+from crab_gym.envs.desktop.backends.a11y_bus import a11y_bus_address, start_a11y_bus
+from crab_gym.envs.desktop.backends.agent_client import AgentClient
 from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
+from crab_gym.envs.desktop.backends.panel import DESKTOP_NOW, Panel
 from crab_gym.envs.desktop.backends.session_slot import FIRST_DISPLAY, Slot, display_accepts, free_display
-from crab_gym.envs.desktop.cpu import busy_probe
-from crab_gym.envs.desktop.files import list_dir, read_limited, resolve, stat_of
-from crab_gym.envs.desktop.launch import LaunchWatch, launcher_exits
-from crab_gym.envs.desktop.panel import DESKTOP_NOW, Panel
-from crab_gym.envs.desktop.procs import Process, marker_pids, process_table, user_pids
-from crab_gym.envs.desktop.wallpaper import draw_wallpaper, set_root_background
-from crab_gym.envs.desktop.x11 import X11Display
+from crab_gym.envs.desktop.backends.wallpaper import draw_wallpaper, set_root_background
+from crab_gym.envs.desktop.primitives.apps import app_argv
+from crab_gym.envs.desktop.primitives.cpu import busy_probe
+from crab_gym.envs.desktop.primitives.files import list_dir, read_limited, resolve, stat_of
+from crab_gym.envs.desktop.primitives.launch import LaunchWatch, launcher_exits
+from crab_gym.envs.desktop.primitives.procs import Process, marker_pids, process_table, user_pids
+from crab_gym.envs.desktop.primitives.x11 import X11Display
 
 TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
 AGENT_SOURCE = Path(__file__).resolve().parent.parent / "session_agent.py"
@@ -357,7 +357,7 @@ class XvfbSession:
         """The accessibility bus, its registry and the panel, unless all three are still running.
 
         They outlive resets (the panel takes longer to start than a whole reset), so none of them uses the
-        session bus, which a reset replaces (see :mod:`crab_gym.envs.desktop.a11y_bus`).
+        session bus, which a reset replaces (see :mod:`crab_gym.envs.desktop.backends.a11y_bus`).
         """
         if self._keepers and all(p.poll() is None for p in self._keepers) and self.panel.alive():
             return

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
-from crab_gym.envs.desktop.cpu import cpu_demand_ns
-from crab_gym.envs.desktop.procs import proc_name
-from crab_gym.envs.desktop.x11_windows import WindowInfo
+from crab_gym.envs.desktop.primitives.cpu import cpu_demand_ns
+from crab_gym.envs.desktop.primitives.procs import proc_name
+from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
 
 Outcome = Literal["window", "focused", "exited", "idle", "timeout"]
 Pids = Callable[[], list[int]]

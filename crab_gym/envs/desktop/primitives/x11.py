@@ -17,7 +17,7 @@ from PIL import Image
 from Xlib import XK, X, display
 from Xlib.ext import damage, xtest
 
-from crab_gym.envs.desktop.x11_windows import WindowInfo, WindowReader
+from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo, WindowReader
 
 # Key names agents use (pyautogui-like) -> X keysym names.
 KEY_ALIASES: dict[str, str] = {
