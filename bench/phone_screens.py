@@ -14,7 +14,7 @@ from pathlib import Path
 from PIL import Image
 
 from crab_gym.envs.android.sim import Phone
-from crab_gym.envs.android.sim.providers import put_setting
+from crab_gym.envs.android.sim.system.providers import put_setting
 
 SIZE = (360, 800)
 

@@ -23,8 +23,8 @@ import gymnasium as gym
 import ray
 
 import crab_gym  # noqa: F401
-from crab_gym.data.collect import collect
-from crab_gym.distributed import RayOptions
+from crab_gym.runs.collect import collect
+from crab_gym.runs.distributed import RayOptions
 
 
 def main() -> None:

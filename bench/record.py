@@ -25,7 +25,7 @@ from pathlib import Path
 import gymnasium as gym
 
 import crab_gym  # noqa: F401
-from crab_gym.data.collect import collect
+from crab_gym.runs.collect import collect
 
 
 def size(path: Path) -> int:
@@ -40,7 +40,7 @@ def run(mode: str, tasks: list[str], root: Path) -> tuple[float, int, int]:
     seconds, steps = summary["loop_seconds"], summary["steps"]
     stored = out
     if mode in ("minari", "hf"):
-        from crab_gym.data.commands import export
+        from crab_gym.runs.commands import export
 
         t0 = time.perf_counter()
         stored = root / f"{mode}-export"

@@ -1,11 +1,15 @@
 """crab-gym: GUI agents across a Linux desktop and an Android phone, in one Gymnasium env.
 
-``import crab_gym`` registers the env ids below.
+``import crab_gym`` registers the env ids below; ``crab_gym.rollout(env, agent)`` runs one episode.
 """
 
 from __future__ import annotations
 
 from gymnasium.envs.registration import register
+
+from crab_gym.rollout import rollout
+
+__all__ = ["rollout"]
 
 __version__ = "0.1.0"
 

@@ -1,5 +1,5 @@
 """`crab-gym`: list, show and generate tasks, evaluate agents, collect, replay, view and export rollouts,
-play tasks in the browser, serve the simulated phone."""
+play tasks in the browser, serve the env to MCP clients, serve the simulated phone."""
 
 from __future__ import annotations
 
@@ -59,8 +59,9 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     import time
 
+    from crab_gym.runs.validate import run_check_parallel
     from crab_gym.tasks import load_tasks
-    from crab_gym.tasks.validate import lint_tasks, run_check_parallel, validation_sample
+    from crab_gym.tasks.validate import lint_tasks, validation_sample
 
     t0 = time.perf_counter()
     platforms = args.platforms.split(",") if args.platforms else None
@@ -106,8 +107,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     from crab_gym.baselines.llm import STRUCTURES
     from crab_gym.baselines.llm.options import llm_options
-    from crab_gym.distributed import ray_options
-    from crab_gym.eval.run import run_eval
+    from crab_gym.runs.distributed import ray_options
+    from crab_gym.runs.eval import run_eval
 
     devices = tuple(args.devices.split(","))
     env_id = "Crab-v0" if "android" in devices and "ubuntu" in devices else (
@@ -147,7 +148,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         ray=ray_options(args),
     )  # fmt: skip
     from crab_gym.core.metrics import Metrics
-    from crab_gym.eval.platforms import platform_table
+    from crab_gym.report.platforms import platform_table
 
     by_platform = {p: Metrics(**m) for p, m in metrics["platforms"].items()}
     print(platform_table(by_platform, title=f"{name} on {args.tasks} ({','.join(devices)})"))
@@ -156,7 +157,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from crab_gym.eval.compare import compare_table
+    from crab_gym.report.compare import compare_table
 
     try:
         print(compare_table(args.runs))
@@ -221,15 +222,15 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", default="", help="run folder (default runs/eval/AGENT-TASKS); re-run to resume")
-    from crab_gym.distributed import add_ray_arguments
+    from crab_gym.runs.distributed import add_ray_arguments
 
     add_ray_arguments(e)  # --ray, --ray-address, --ray-actors: --jobs is then per actor
     e.set_defaults(func=_cmd_eval)
     cmp = sub.add_parser("compare", help="several eval runs side by side, per platform")
     cmp.add_argument("runs", nargs="+", help="run folders written by crab-gym eval")
     cmp.set_defaults(func=_cmd_compare)
-    from crab_gym.data.commands import add_parsers
     from crab_gym.play.commands import add_parsers as add_play_parsers
+    from crab_gym.runs.commands import add_parsers
 
     add_parsers(sub)
     add_play_parsers(sub)
@@ -239,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     from crab_gym.vm.commands import add_parsers as add_vm_parsers
 
     add_vm_parsers(sub)  # crab-gym vm build-image|create|status|remove
+    from crab_gym.mcp.commands import add_parsers as add_mcp_parsers
+
+    add_mcp_parsers(sub)  # crab-gym mcp [--transport stdio|http]
     ph = sub.add_parser("phone", help="the simulated phone")
     ph.add_argument("action", choices=["serve"], help="serve it as an adb device (adb connect HOST:PORT)")
     ph.add_argument("--port", type=int, default=5555)

@@ -95,7 +95,9 @@ class CrabEnv(gym.Env):
             raise ValueError(f"backends given for devices this env does not have: {sorted(unknown)}")
         self.subenvs: dict[str, SubEnv] = {d: make_subenv(d, backends.get(d)) for d in devices}
         self._backends = backends
-        self.tasks = _resolve_tasks(tasks, set(devices))
+        from crab_gym.tasks import resolve_tasks  # the task library registers its templates on import
+
+        self.tasks = resolve_tasks(tasks, set(devices))
         self.max_steps = max_steps
         self.max_invalid_actions = max_invalid_actions
         self.reward_fn = REWARDS[reward_mode]
@@ -216,7 +218,7 @@ class CrabEnv(gym.Env):
         info.setdefault("timings", {})["step"] = time.perf_counter() - t0
         return obs, reward, terminated, truncated, info
 
-    def render(self) -> np.ndarray | None:
+    def render(self) -> np.ndarray | None:  # type: ignore[override]  # gym's says a free TypeVar, RenderFrame
         if self.render_mode != "rgb_array":
             return None
         frames = [s.screenshot() for s in self.subenvs.values() if all(s.screen_size)]
@@ -313,7 +315,7 @@ class CrabEnv(gym.Env):
                 want = self.screen_obs[name]
                 draw_at = getattr(sub, "screenshot_at", None)
                 small = (want.width, want.height) != tuple(sub.screen_size) and draw_at is not None
-                raw = draw_at((want.width, want.height)) if small else None
+                raw: np.ndarray | None = draw_at((want.width, want.height)) if small and draw_at else None
                 if raw is None:
                     raw = sub.screenshot()
                     self._last_frames[name] = raw
@@ -371,26 +373,3 @@ def tile(frames: Sequence[np.ndarray], gap: int = 8) -> np.ndarray:
         out[: f.shape[0], x : x + f.shape[1]] = f
         x += f.shape[1] + gap
     return out
-
-
-def _resolve_tasks(tasks: str | Sequence[str | Task], devices: set[str]) -> list[Task]:
-    from crab_gym.tasks import load_tasks
-
-    if isinstance(tasks, str):
-        chosen = load_tasks(tasks)
-    else:
-        by_id: dict[str, Task] | None = None
-        chosen = []
-        for t in tasks:
-            if isinstance(t, Task):
-                chosen.append(t)
-                continue
-            if by_id is None:
-                by_id = {x.id: x for x in load_tasks("all")}
-            if t not in by_id:
-                raise ValueError(f"unknown task id {t!r}")
-            chosen.append(by_id[t])
-    fitting = [t for t in chosen if set(t.platforms) <= devices]
-    if not fitting:
-        raise ValueError(f"no task fits the devices {sorted(devices)} (of {len(chosen)} given)")
-    return fitting

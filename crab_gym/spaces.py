@@ -121,7 +121,8 @@ class ParamCodec:
         if self.kind == "choice":
             return self.values.index(value)
         if self.kind == "choices":
-            slots = self.space.nvec.shape[0]  # type: ignore[attr-defined]
+            assert isinstance(self.space, spaces.MultiDiscrete)  # a "choices" codec's space (codec_for)
+            slots = self.space.nvec.shape[0]
             idx = [self.values.index(v) + 1 for v in value] + [0] * (slots - len(value))
             return np.asarray(idx[:slots], dtype=np.int64)
         return int(value)
@@ -132,7 +133,8 @@ class ParamCodec:
         if self.kind == "text":
             return ""
         if self.kind == "choices":
-            return np.zeros(self.space.nvec.shape, dtype=np.int64)  # type: ignore[attr-defined]
+            assert isinstance(self.space, spaces.MultiDiscrete)
+            return np.zeros(self.space.nvec.shape, dtype=np.int64)
         return int(getattr(self.space, "start", 0))
 
 

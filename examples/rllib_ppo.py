@@ -4,8 +4,8 @@
     .venv/bin/python examples/rllib_ppo.py --address auto --env-runners 8  # a cluster (ray start ...)
 
 Each EnvRunner holds its own phones; every env takes a device slot of its node
-(``crab_gym.distributed.rllib``). Observations are the flat Dict of FlattenActions (instruction bytes and a
-small screen), flattened once more into one vector by RLlib's FlattenObservations connector; actions are
+(``crab_gym.runs.distributed.rllib``). Observations are the flat Dict of FlattenActions (instruction bytes
+and a small screen), flattened once more into one vector by RLlib's FlattenObservations connector; actions are
 FlattenActions' MultiDiscrete (device, action, grid cell, key, text candidate, ...).
 """
 
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import ray
 
-    from crab_gym.distributed import register_rllib_envs
+    from crab_gym.runs.distributed import register_rllib_envs
 
     ray.init(address=args.address or None, include_dashboard=False)
     try:

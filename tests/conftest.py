@@ -1,5 +1,5 @@
 """Shared fixtures: a tiny task set over real desktop state (independent of the benchmark's templates), and a
-private adb server."""
+private adb server; and the marks each tier mark implies (docs/testing.md)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,37 @@ import pytest
 
 from crab_gym.core.tasks import Step, SubTaskTemplate, Task
 from crab_gym.envs.desktop import evaluators as ev
+
+# A tier's tests are slow (left out of the default run); a test beyond a tier's CI slice is in the tier and
+# `full` (left out of scripts/test.sh). Marker names are registered in pyproject.toml.
+IMPLIES: dict[str, tuple[str, ...]] = {
+    "vm": ("slow",),
+    "load": ("slow",),
+    "faults": ("slow",),
+    "fuzz": ("slow",),
+    "soak": ("slow",),
+    "ray": ("slow",),
+    "v0": ("slow",),
+    "full": ("slow",),
+    "vm_full": ("vm", "full"),
+    "load_full": ("load", "full"),
+    "faults_full": ("faults", "full"),
+    "fuzz_long": ("fuzz", "full"),
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        have = {mark.name for mark in item.iter_markers()}
+        todo = list(have)
+        while todo:
+            for implied in IMPLIES.get(todo.pop(), ()):
+                if implied not in have:
+                    have.add(implied)
+                    todo.append(implied)
+                    item.add_marker(implied)
+
 
 NOTE = SubTaskTemplate(
     id="test_note_via_terminal",

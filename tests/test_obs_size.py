@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from PIL import Image
 
 import crab_gym  # noqa: F401
-from crab_gym.data import load_episode
+from crab_gym.episode import load_episode
 from crab_gym.wrappers import FlattenActions, RecordEpisodes, SetOfMarks
 
 TASK = "contacts_add-0"

@@ -1,6 +1,5 @@
 """Baseline agents: ``agent.act(obs, info) -> action``."""
 
-from crab_gym.baselines.errors import AgentError
 from crab_gym.baselines.llm import (
     ByEnvironmentAgent,
     ByFunctionAgent,
@@ -11,6 +10,7 @@ from crab_gym.baselines.llm import (
 )
 from crab_gym.baselines.oracle import OracleAgent
 from crab_gym.baselines.random_agent import RandomAgent
+from crab_gym.rollout import AgentError
 
 __all__ = [
     "AgentError",

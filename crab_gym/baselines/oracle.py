@@ -8,6 +8,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from crab_gym.env_protocol import crab_of
+
 DEFAULT_PAUSE: dict[str, float] = {}
 
 
@@ -22,15 +24,16 @@ class OracleAgent:
     name = "oracle"
 
     def __init__(self, env: gym.Env, max_waits: int = 2, pause: Mapping[str, float] | None = None) -> None:
-        self.env = env.unwrapped
+        self.env = crab_of(env)
         self.max_waits = max_waits
         self.pause = dict(DEFAULT_PAUSE if pause is None else pause)
         self._plan: list[tuple[str, tuple]] = []
         self._waits = 0
 
     def reset(self) -> None:
-        task = self.env.task  # type: ignore[attr-defined]
-        encode = self.env.encode_action  # type: ignore[attr-defined]
+        task = self.env.task
+        assert task is not None, "reset the env before the agent"
+        encode = self.env.encode_action
         self._plan = [(s.env, encode(s.env, s.action, dict(s.params))) for s in task.solution()]
         self._plan.reverse()
         self._waits = 0
@@ -45,5 +48,5 @@ class OracleAgent:
             return action
         if self._waits < self.max_waits:
             self._waits += 1
-            return self.env.wait_action()  # type: ignore[attr-defined]
-        return self.env.encode_action("root", "complete")  # type: ignore[attr-defined]
+            return self.env.wait_action()
+        return self.env.encode_action("root", "complete")

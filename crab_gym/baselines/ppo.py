@@ -15,6 +15,7 @@ included), so :func:`load` rebuilds the same observation and action mapping. Nee
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -129,7 +130,7 @@ def make_env(config: PPOConfig, split: str = "train", seed: int | None = None) -
     )
     if config.actions == "elements":  # the phone's own tree: no region detector, nothing drawn
         core = SetOfMarks(core, detector=False, draw_marks=False, max_marks=config.max_elements)
-    flat = FlattenActions(core, grid=tuple(config.grid), screen_size=None)  # type: ignore[arg-type]
+    flat = FlattenActions(core, grid=(config.grid[0], config.grid[1]), screen_size=None)
     seeds = config.train_phone_seeds if split == "train" else config.heldout_phone_seeds
     starts = config.solution_starts if split == "train" else 0.0
     return PolicyView(flat, config.vocabulary, seeds, config.text_slots, seed=seed, solution_starts=starts)
@@ -152,20 +153,20 @@ def evaluate(
 ) -> dict[str, dict[str, float]]:
     """{family: success rate, mean return, mean steps, episodes} over a fixed list of episodes: episode i
     of a family is its task i (cycling) on phone seed i (cycling), the same for every policy."""
+    from crab_gym.rollout import rollout
+
     seeds = list(phone_seeds or env.phone_seeds)
     names = _family_names()
+    agent = PolicyAgent(policy)
     out: dict[str, dict[str, float]] = {}
     for family, ids in env.families.items():
         wins, returns, steps = 0, 0.0, 0
         for i in range(episodes_per_family):
-            obs, info = env.reset(options={"task": ids[i % len(ids)], "phone_seed": seeds[i % len(seeds)]})
-            done = False
-            while not done:
-                obs, reward, terminated, truncated, info = env.step(policy(obs))
-                returns += float(reward)
-                steps += 1
-                done = terminated or truncated
-            wins += bool(info.get("success"))
+            options = {"phone_seed": seeds[i % len(seeds)]}
+            record = rollout(env, agent, task=ids[i % len(ids)], options=options)
+            returns += record.return_
+            steps += record.steps
+            wins += record.success
         n = max(1, episodes_per_family)
         out[names.get(family, family)] = {
             "success": wins / n,
@@ -176,8 +177,19 @@ def evaluate(
     return out
 
 
-def random_policy(space: gym.spaces.MultiDiscrete, seed: int = 0) -> Policy:
+class PolicyAgent:
+    """A policy (observation -> action) as an agent of :func:`crab_gym.rollout`."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+
+    def act(self, obs: Any, info: dict[str, Any]) -> Any:
+        return self.policy(obs)
+
+
+def random_policy(space: gym.spaces.Space, seed: int = 0) -> Policy:
     """Uniform over the policy's action space: the random agent of the same actions."""
+    assert isinstance(space, gym.spaces.MultiDiscrete), space  # PolicyView's
     rng = np.random.default_rng(seed)
     return lambda obs: rng.integers(space.nvec)
 
@@ -190,7 +202,10 @@ def model_policy(model: Any) -> Policy:
 def _make_vec(config: PPOConfig) -> Any:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    fns = [(lambda i=i: make_env(config, "train", seed=config.seed * 1000 + i)) for i in range(config.n_envs)]
+    fns: list[Callable[[], gym.Env]] = [
+        functools.partial(make_env, config, "train", seed=config.seed * 1000 + i)
+        for i in range(config.n_envs)
+    ]
     vec = SubprocVecEnv(fns) if config.vec == "subproc" else DummyVecEnv(fns)
     vec.seed(config.seed)
     return VecMonitor(vec)

@@ -33,6 +33,7 @@ import numpy as np
 from gymnasium import spaces
 
 from crab_gym.core.tasks import Step, Task
+from crab_gym.env_protocol import crab_of
 from crab_gym.wrappers.flatten import FlattenActions
 
 __all__ = ["PolicyView", "build_vocabulary", "instruction_words"]
@@ -46,7 +47,8 @@ _BASE_KINDS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("press(back)", "press", {"button": "back"}),
     ("open_app_drawer()", "open_app_drawer", {}),
 )
-_STAND_INS = {"tap": {"point": (0.5, 0.5)}, "write_text": {"text": "x"}}  # only to validate the action
+# only to validate the action
+_STAND_INS: dict[str, dict[str, Any]] = {"tap": {"point": (0.5, 0.5)}, "write_text": {"text": "x"}}
 
 
 def instruction_words(text: str) -> list[str]:
@@ -78,6 +80,8 @@ class PolicyView(gym.Wrapper):
         super().__init__(env)
         if not isinstance(env, FlattenActions):
             raise TypeError(f"PolicyView wraps FlattenActions, got {type(env).__name__}")
+        assert isinstance(env.action_space, spaces.MultiDiscrete)
+        assert isinstance(env.observation_space, spaces.Dict)
         if not phone_seeds:
             raise ValueError("phone_seeds must name at least one seed")
         self.flat = env
@@ -97,34 +101,38 @@ class PolicyView(gym.Wrapper):
         self._max_steps = int(getattr(env.unwrapped, "max_steps", 1))
         self._last_kind, self._t = len(self.kinds), 0  # no action yet, step 0
         screen = env.observation_space["android_screen"]
+        assert isinstance(screen, spaces.Box)
         entries: dict[str, spaces.Space] = {
             "screen": screen,
             "words": spaces.Box(0.0, 1.0, (max(1, len(self.vocabulary)),), np.float32),
             "recent": spaces.Box(0.0, 1.0, (len(self.kinds) + 1 + self._max_steps,), np.float32),
         }
         if self.elements:
-            n = int(env.observation_space["android_marks"].shape[0])
+            marks = env.observation_space["android_marks"]
+            assert isinstance(marks, spaces.Box)
+            n = int(marks.shape[0])
             entries["marks"] = spaces.Box(0.0, 1.0, (n,), np.float32)
             self._scale = np.tile([screen.shape[1], screen.shape[0]], 2).astype(np.float32)
         self.observation_space = spaces.Dict(entries)
-        tasks: list[Task] = list(env.unwrapped.tasks)  # type: ignore[attr-defined]
+        self._shapes = {k: space.shape or () for k, space in entries.items()}
+        tasks: list[Task] = list(crab_of(env).tasks)
         self.families: dict[str, list[str]] = {}
         for t in tasks:
             self.families.setdefault(_family(t), []).append(t.id)
         self._rng = np.random.default_rng(seed)
-        self._words = np.zeros(self.observation_space["words"].shape, np.float32)
+        self._words = np.zeros(self._shapes["words"], np.float32)
         self._last: dict[str, np.ndarray] = {}
 
     def _build_kinds(self) -> tuple[list[str], list[np.ndarray]]:
         """Each kind's FlattenActions vector, built from the CrabEnv's codec (FlattenActions itself encodes
         texts only among the current candidates, and elements only among the current marks)."""
-        core = self.flat.unwrapped
-        codecs = core.codec.codecs  # type: ignore[attr-defined]
+        core = crab_of(self.flat)
+        codecs = core.codec.codecs
         names, vectors = [], []
         texts = [(f"write_text(candidate {k})", "write_text", {"text": k}) for k in range(self.text_slots)]
         for name, action, params in [*_BASE_KINDS, *texts]:
             validate = _STAND_INS.get(action, params)
-            dev, act, _ = core.encode_action("android", action, validate)  # type: ignore[attr-defined]
+            dev, act, _ = core.encode_action("android", action, validate)
             vec = np.zeros(len(self.flat.dims), np.int64)
             vec[0], vec[1] = int(dev), int(act)
             for key, value in params.items():
@@ -135,14 +143,16 @@ class PolicyView(gym.Wrapper):
 
     def flat_action(self, action: Any) -> np.ndarray:
         """The FlattenActions vector of ``[kind, x, y]`` or ``[kind, element]``; ValueError if not one."""
-        n = len(self.action_space.nvec)
+        space = self.action_space
+        assert isinstance(space, spaces.MultiDiscrete)
+        n = len(space.nvec)
         a = np.asarray(action, dtype=np.float64).reshape(-1)
         if a.shape != (n,) or not np.all(np.isfinite(a) & (a == np.round(a))):
             what = "[kind, element]" if self.elements else "[kind, x, y]"
             raise ValueError(f"an action is {what} ({n} integers); got {action!r}")
         values = [int(v) for v in a]
-        if not all(0 <= v < int(k) for v, k in zip(values, self.action_space.nvec, strict=True)):
-            raise ValueError(f"action {values} outside {self.action_space.nvec.tolist()}")
+        if not all(0 <= v < int(k) for v, k in zip(values, space.nvec, strict=True)):
+            raise ValueError(f"action {values} outside {space.nvec.tolist()}")
         vec = self._vectors[values[0]].copy()
         if values[0] == 0:
             for dim, v in zip(self._where, values[1:], strict=True):
@@ -171,7 +181,9 @@ class PolicyView(gym.Wrapper):
 
     def _play_prefix(self, obs: dict[str, np.ndarray], info: dict[str, Any]):
         """Play the first k steps of the task's scripted solution (see the module docstring)."""
-        steps = self.flat.unwrapped.task.solution()  # type: ignore[attr-defined]
+        task = crab_of(self.flat).task
+        assert task is not None  # reset() has picked it
+        steps = task.solution()
         k = int(self._rng.integers(len(steps)))
         encode = self.flat.env.get_wrapper_attr("encode_action")
         for step in steps[:k]:
@@ -204,7 +216,7 @@ class PolicyView(gym.Wrapper):
         except (TypeError, ValueError) as e:
             # no device is touched, so the screen (and the marks) stay as last observed
             self._last_kind = len(self.kinds)
-            _, reward, terminated, truncated, info = self.env.unwrapped.reject(str(e))  # type: ignore[attr-defined]
+            _, reward, terminated, truncated, info = crab_of(self.env).reject(str(e))
             return self._observe(self._last), reward, terminated, truncated, info
         self._last_kind = int(np.asarray(action, dtype=np.float64).reshape(-1)[0])
         obs, reward, terminated, truncated, info = self.env.step(vec)
@@ -212,7 +224,7 @@ class PolicyView(gym.Wrapper):
 
     def encode_words(self, instruction: str) -> np.ndarray:
         """The bag of words of an instruction over this view's vocabulary."""
-        out = np.zeros(self.observation_space["words"].shape, np.float32)
+        out = np.zeros(self._shapes["words"], np.float32)
         for w in instruction_words(instruction):
             i = self._index.get(w)
             if i is not None:
@@ -221,10 +233,14 @@ class PolicyView(gym.Wrapper):
 
     def _observe(self, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         self._last = obs
-        recent = np.zeros(self.observation_space["recent"].shape, np.float32)
+        recent = np.zeros(self._shapes["recent"], np.float32)
         recent[self._last_kind] = 1.0
         recent[len(self.kinds) + 1 + min(self._t, self._max_steps - 1)] = 1.0
-        out = {"screen": obs["android_screen"], "words": self._words.copy(), "recent": recent}
+        out: dict[str, np.ndarray] = {
+            "screen": obs["android_screen"],
+            "words": self._words.copy(),
+            "recent": recent,
+        }
         if self.elements:
             boxes = np.asarray(obs["android_marks"], np.float32).reshape(-1, 4) / self._scale
             out["marks"] = np.clip(boxes.reshape(-1), 0.0, 1.0)

@@ -15,12 +15,12 @@ spends much of its time here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import torch
 from gymnasium import spaces
 from stable_baselines3.common.policies import MultiInputActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 from torch import nn
 
 __all__ = ["ElementPolicy", "ScreenWords"]
@@ -34,13 +34,14 @@ class ScreenWords(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: spaces.Dict, screen_dim: int = 128, words_dim: int = 64) -> None:
         self.vectors = [k for k in ("words", "recent", "marks") if k in observation_space.spaces]
-        marks_dim = int(observation_space["marks"].shape[0]) if "marks" in observation_space.spaces else 0
+        shapes = {k: space.shape or () for k, space in observation_space.spaces.items()}
+        marks_dim = int(shapes["marks"][0]) if "marks" in observation_space.spaces else 0
         super().__init__(observation_space, features_dim=screen_dim + words_dim + marks_dim)
         self.marks_dim = marks_dim
-        screen = observation_space["screen"]
-        n_vec = sum(int(observation_space[k].shape[0]) for k in self.vectors)
+        screen = shapes["screen"]
+        n_vec = sum(int(shapes[k][0]) for k in self.vectors)
         self.cnn = nn.Sequential(
-            nn.Conv2d(int(screen.shape[0]), 16, 5, stride=2, padding=2),
+            nn.Conv2d(int(screen[0]), 16, 5, stride=2, padding=2),
             nn.ReLU(),
             nn.Conv2d(16, 32, 3, stride=2, padding=1),
             nn.ReLU(),
@@ -49,7 +50,7 @@ class ScreenWords(BaseFeaturesExtractor):
             nn.Flatten(),
         )
         with torch.no_grad():
-            n = int(self.cnn(torch.zeros(1, *screen.shape)).shape[1])
+            n = int(self.cnn(torch.zeros(1, *screen)).shape[1])
         self.screen = nn.Linear(n, screen_dim)
         self.gate = nn.Linear(n_vec, screen_dim)
         self.words = nn.Sequential(nn.Linear(n_vec, words_dim), nn.ReLU())
@@ -66,10 +67,10 @@ class ScreenWords(BaseFeaturesExtractor):
 class _PassMarks(nn.Module):
     """SB3's MlpExtractor, with the raw marks (the features' tail) passed on beside the actor's latent."""
 
-    def __init__(self, inner: nn.Module, marks_dim: int) -> None:
+    def __init__(self, inner: MlpExtractor, marks_dim: int) -> None:
         super().__init__()
         self.inner, self.marks_dim = inner, marks_dim
-        self.latent_dim_pi = inner.latent_dim_pi + marks_dim  # type: ignore[operator]
+        self.latent_dim_pi = inner.latent_dim_pi + marks_dim
         self.latent_dim_vf = inner.latent_dim_vf
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -113,15 +114,17 @@ class ElementPolicy(MultiInputActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         super()._build_mlp_extractor()
-        self.mlp_extractor = _PassMarks(self.mlp_extractor, self.features_extractor.marks_dim)  # type: ignore[assignment]
+        marks_dim = cast(ScreenWords, self.features_extractor).marks_dim  # the default extractor
+        self.mlp_extractor = _PassMarks(self.mlp_extractor, marks_dim)  # type: ignore[assignment]  # SB3 says MlpExtractor; this has its interface
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
-        kinds, elements = (int(n) for n in self.action_space.nvec)  # type: ignore[attr-defined]
-        marks_dim = self.features_extractor.marks_dim
+        assert isinstance(self.action_space, spaces.MultiDiscrete), self.action_space
+        kinds, elements = (int(n) for n in self.action_space.nvec)
+        marks_dim = cast(ScreenWords, self.features_extractor).marks_dim
         if marks_dim != 4 * elements:
             raise ValueError(
                 f"ElementPolicy needs 4 box values per element: marks {marks_dim}, elements {elements}"
             )
         self.action_net = _PointerHead(self.mlp_extractor.latent_dim_pi - marks_dim, kinds, elements)
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]  # SB3 types it type[Optimizer]: the base takes no lr

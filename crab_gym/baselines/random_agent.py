@@ -9,6 +9,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from crab_gym.env_protocol import crab_of
 from crab_gym.spaces import decode_instruction
 
 
@@ -24,13 +25,13 @@ class RandomAgent:
         allow_ending: bool = False,
         devices: Sequence[str] | None = None,
     ) -> None:
-        self.env = env.unwrapped
+        self.env = crab_of(env)
         self.rng = np.random.default_rng(seed)
         self.allow_ending = allow_ending  # complete()/submit() end the episode at once
         self.devices = None if devices is None else set(devices)  # None: every device, root included
 
     def act(self, obs: Any, info: dict[str, Any]) -> tuple:
-        codec = self.env.codec  # type: ignore[attr-defined]
+        codec = self.env.codec
         mask = codec.mask()
         if self.devices is not None:
             for i, sub in enumerate(codec.subenvs):
@@ -45,7 +46,7 @@ class RandomAgent:
         dev, act = pairs[self.rng.integers(len(pairs))]
         spec = codec.subenvs[dev].actions[act]
         words = re.findall(r"[\w~./-]+", decode_instruction(obs["instruction"])) or ["a"]
-        params = {}
+        params: dict[str, Any] = {}
         for p in spec.params:
             c = codec.codecs[p.name]
             if c.kind == "text":

@@ -276,9 +276,7 @@ def _build_spec(fn: Callable[..., Any], name: str) -> ActionSpec:
         p.name: (p.annotation, Field(... if p.required else p.default, description=p.description))
         for p in params
     }
-    model = pydantic.create_model(  # type: ignore[call-overload]
-        f"{name}_params", __config__=ConfigDict(extra="forbid"), **fields
-    )
+    model = pydantic.create_model(f"{name}_params", __config__=ConfigDict(extra="forbid"), **fields)
     return ActionSpec(name=name, description=description, fn=fn, params=tuple(params), model=model)
 
 

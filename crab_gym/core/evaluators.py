@@ -13,7 +13,7 @@ import inspect
 import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 __all__ = [
     "EVALUATORS",
@@ -78,6 +78,10 @@ class Check:
     evaluator: str | None = None
     op: Op = "leaf"
     children: tuple[Check, ...] = ()
+    if TYPE_CHECKING:  # set once by __post_init__ with object.__setattr__; not fields at run time
+        _key: tuple[Any, ...] = field(init=False)
+        _hash: int = field(init=False)
+        _envs: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
         if self.op == "leaf":
@@ -101,14 +105,14 @@ class Check:
     # -- identity -------------------------------------------------------------------------------------
 
     def __hash__(self) -> int:
-        return self._hash  # type: ignore[attr-defined,no-any-return]
+        return self._hash
 
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
         if not isinstance(other, Check):
             return NotImplemented
-        return self._hash == other._hash and self._key == other._key  # type: ignore[attr-defined]
+        return self._hash == other._hash and self._key == other._key
 
     def __repr__(self) -> str:
         return f"Check({self.name})"
@@ -126,7 +130,7 @@ class Check:
     @property
     def envs(self) -> frozenset[str]:
         """Names of the sub-envs whose state this check reads."""
-        return self._envs  # type: ignore[attr-defined,no-any-return]
+        return self._envs
 
     # -- evaluation -----------------------------------------------------------------------------------
 

@@ -53,7 +53,7 @@ class GraphEvaluator:
     @classmethod
     def from_checks(cls, checks: Sequence[Check], edges: Iterable[tuple[int, int]]) -> GraphEvaluator:
         """A graph whose node ``i`` carries ``checks[i]``; edges ``(i, j)`` mean i must pass before j."""
-        graph = nx.DiGraph()
+        graph: nx.DiGraph[int] = nx.DiGraph()
         for i, check in enumerate(checks):
             graph.add_node(i, check=check)
         for u, v in edges:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -33,4 +33,4 @@ def cached_read(fn: F) -> F:
         value = memo[key] = fn(self, *args, **kwargs)
         return value
 
-    return wrapper  # type: ignore[return-value]
+    return cast(F, wrapper)  # functools.wraps keeps fn's signature, which mypy cannot see

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import re
 import string
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import networkx as nx
 
@@ -50,7 +50,7 @@ GraphLike: TypeAlias = "nx.DiGraph | Sequence[Check]"
 
 def chain(*checks: Check) -> nx.DiGraph:
     """A graph in which each check needs the one before it."""
-    g = nx.DiGraph()
+    g: nx.DiGraph[int] = nx.DiGraph()
     for i, c in enumerate(checks):
         g.add_node(i, check=c)
         if i:
@@ -177,7 +177,7 @@ class Task:
     def __post_init__(self) -> None:
         if not self.subtasks:
             raise ValueError(f"task {self.id}: needs at least one sub-task")
-        g = nx.DiGraph()
+        g: nx.DiGraph[int] = nx.DiGraph()
         g.add_nodes_from(range(len(self.subtasks)))
         for u, v in self.edges:
             if not (0 <= u < len(self.subtasks) and 0 <= v < len(self.subtasks)):
@@ -197,7 +197,7 @@ class Task:
 
     def graph(self) -> nx.DiGraph:
         """Union of the sub-task graphs, sinks of each predecessor linked to sources of its successor."""
-        g = nx.DiGraph()
+        g: nx.DiGraph[Hashable] = nx.DiGraph()
         sources: dict[int, list[Any]] = {}
         sinks: dict[int, list[Any]] = {}
         for i, sub in enumerate(self.subtasks):
@@ -208,7 +208,8 @@ class Task:
             sinks[i] = [mapping[n] for n in sg.nodes if sg.out_degree(n) == 0]
         for u, v in self.edges:
             g.add_edges_from((a, b) for a in sinks[u] for b in sources[v])
-        return nx.convert_node_labels_to_integers(g, ordering="sorted")
+        # networkx returns g's own class (a DiGraph); its stub says Graph
+        return cast("nx.DiGraph[int]", nx.convert_node_labels_to_integers(g, ordering="sorted"))
 
     def evaluator(self) -> GraphEvaluator:
         return GraphEvaluator(self.graph())

@@ -1,24 +1,25 @@
-"""One player's session: a CrabEnv under RecordEpisodes, driven only from a worker thread of its own.
+"""One player's session: a CrabEnv under RecordEpisodes, driven only from a thread of its own.
 
 Every env call (make, reset, step, screenshots, close) runs on the session's single thread, so the event loop
 never blocks and the devices (X connections, the simulated phone) are only ever touched from one thread.
+An episode is a :func:`crab_gym.rollout` with the player as the agent (a
+:class:`crab_gym.rollout_thread.RemoteAgent`): its ``act`` waits on that thread, at most ``idle_timeout``
+seconds, for the page's next action, and runs the page's other requests (live screens, marks) meanwhile.
+A reset or a closed page ends the episode unfinished.
 A player's action goes through ``CrabEnv.encode_action`` (the path an agent's named action takes), so only
 actions the devices define, with validated parameters, ever reach the env.
 """
 
 from __future__ import annotations
 
-import asyncio
 import io
 import random
 import secrets
 import time
-import uuid
-from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import xxhash
@@ -26,10 +27,11 @@ from PIL import Image
 
 from crab_gym.core.actions import InvalidAction
 from crab_gym.play.review import append_mark
+from crab_gym.rollout import Transition
+from crab_gym.rollout_thread import DEFERRED, CommandError, RolloutThread
 
 __all__ = ["Frame", "PlayConfig", "PlayError", "PlaySession", "encode_frame"]
 
-T = TypeVar("T")
 Frame = tuple[str, bytes]  # (device, JPEG bytes)
 
 
@@ -47,9 +49,10 @@ class PlayConfig:
     frame_interval: float = 1.0  # seconds between live screen refreshes while nobody acts
     max_side: int = 1280  # frames are scaled down to at most this many pixels on their longer side
     quality: int = 85  # JPEG quality of the frames sent to the page
+    idle_timeout: float = 1800.0  # seconds an episode waits for the player's next action (then agent_error)
 
 
-class PlayError(Exception):
+class PlayError(CommandError):
     """Something the player asked for that cannot be done; the message is shown on the page."""
 
 
@@ -76,36 +79,22 @@ def graph_levels(n: int, edges: list[list[int]]) -> list[int]:
     return level
 
 
-class PlaySession:
+class PlaySession(RolloutThread):
     """A player's env and episode; the blocking methods run on the session's thread through :meth:`run`."""
 
+    error = PlayError
+
     def __init__(self, config: PlayConfig) -> None:
+        super().__init__("play", config.idle_timeout)
         self.config = config
-        self.id = uuid.uuid4().hex[:8]
-        self.env: Any = None  # RecordEpisodes over Crab-v0, made by open()
         self.episode_id: str | None = None
         self.task_id: str | None = None
         self.done = True
         self.episode_path: str | None = None
-        self._return = 0.0
         self._last: dict[str, Any] = {}
         self._shown: dict[str, int] = {}  # device -> hash of the frame the page shows
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"play-{self.id}")
-
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` on the session's thread and await its result."""
-        return await asyncio.wrap_future(self._thread.submit(fn, *args))
-
-    def shutdown(self) -> None:
-        """Let the session's thread end (after :meth:`close` ran on it)."""
-        self._thread.shutdown(wait=False)
-
-    @property
-    def crab(self) -> Any:
-        """The CrabEnv below the wrappers."""
-        if self.env is None:
-            raise PlayError("the session has no env yet")
-        return self.env.unwrapped
+        self._event = "reset"
+        self._step: Transition | None = None  # the episode's last step
 
     # ---- blocking: run these on the session's thread ------------------------------------------
     def open(self) -> None:
@@ -124,44 +113,76 @@ class PlaySession:
         )
         self.env = RecordEpisodes(env, self.config.out)
 
-    def reset(self, task_id: str | None = None) -> tuple[dict[str, Any], list[Frame]]:
-        """Start an episode of ``task_id`` (None: a random task); the state message and all screens."""
+    def check_reset(self, *args: Any) -> tuple[Any, ...]:
+        return (self._task(*args),)
+
+    def _task(self, task_id: str | None) -> str:
         ids = self.crab.task_ids()
         if task_id is None:
-            task_id = random.choice(ids)
-        elif task_id not in ids:
+            return random.choice(ids)
+        if task_id not in ids:
             raise PlayError(f"unknown task {task_id!r}: this server offers {len(ids)} tasks")
+        return task_id
+
+    def reset(self, task_id: str | None = None) -> Any:
+        """Start an episode of ``task_id`` (None: a random task) and run it to its end; the command is
+        answered with the state message and all screens once the episode has started."""
+        task_id = self._task(task_id)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         self.episode_id = f"play-{task_id}-{stamp}-{self.id}"
         seed = secrets.randbelow(2**31)
-        _, info = self.env.reset(seed=seed, options={"task": task_id, "episode_id": self.episode_id})
-        self.task_id, self.done, self._return, self.episode_path = task_id, False, 0.0, None
+        self.task_id, self.done, self.episode_path, self._step = task_id, False, None, None
         self._shown.clear()
-        return self._state(info, "reset"), self._frames(self.crab.last_screens())
-
-    def act(self, device: str, action: str, params: Mapping[str, Any]) -> tuple[dict[str, Any], list[Frame]]:
-        """Validate a named action like an agent's and step the env with it; the state and changed screens."""
-        if self.env is None or self.done:
-            raise PlayError("the episode is over: start a new episode")
+        self._event = "reset"
         try:
-            encoded = self.crab.encode_action(device, action, params)
+            record = self.episode(self.env, task=task_id, seed=seed, episode_id=self.episode_id,
+                                  on_step=self._stepped)  # fmt: skip
+        except Exception as e:  # the recorder closed the episode as incomplete; the env needs a reset
+            self.done = True
+            reply, self.reply = self.reply, None
+            if reply is not None and self._event == "reset":
+                reply.set_exception(e)
+            elif reply is not None:
+                error = PlayError(f"the env failed ({type(e).__name__}: {e}): start a new episode")
+                reply.set_exception(error)
+        else:
+            if record is None:  # a reset or a close ended it: that command runs next
+                return DEFERRED
+            self.done = True
+            last = self.env.last_episode
+            self.episode_path = str(last) if last is not None else None
+            if self._step is not None:
+                self.answer(self._step.obs, self._step.info)
+        finally:
+            self.done = True
+        return DEFERRED
+
+    def act(self, device: str, action: str, params: Mapping[str, Any]) -> Any:
+        """A named action outside an episode (during one, :meth:`_next_action` takes it)."""
+        raise PlayError("the episode is over: start a new episode")
+
+    def encode(self, device: str, action: str, params: Mapping[str, Any]) -> Any:
+        """Validate a named action like an agent's: the env's action tuple."""
+        try:
+            return self.crab.encode_action(device, action, params)
         except InvalidAction as e:
             raise PlayError(str(e)) from None
         except (TypeError, ValueError, KeyError) as e:
             raise PlayError(f"{device}.{action}: malformed parameters ({e})") from None
-        try:
-            _, reward, terminated, truncated, info = self.env.step(encoded)
-        except Exception as e:  # the recorder closed the episode as incomplete; the env needs a reset
-            self.done = True
-            raise PlayError(f"the env failed ({type(e).__name__}: {e}): start a new episode") from e
-        self._return += float(reward)
-        if terminated or truncated:
-            self.done = True
-            last = self.env.last_episode
-            self.episode_path = str(last) if last is not None else None
-        state = self._state(info, "step")
-        state["reward"] = float(reward)
-        return state, self._frames(self.crab.last_screens())
+
+    def _stepped(self, step: Transition) -> None:
+        self._step = step
+
+    def answer(self, obs: Any, info: Mapping[str, Any]) -> None:
+        """Answer the waiting reset or action with the state and the changed screens."""
+        reply, self.reply = self.reply, None
+        if reply is None:
+            return
+        state = self._state(info, self._event)
+        if self._event == "step" and self._step is not None:
+            state["reward"] = self._step.reward
+        self._event = "step"
+        reply.set_result((state, self._frames(self.crab.last_screens())))
 
     def poll(self) -> list[Frame]:
         """Screens that changed since the page last got them (live view between actions)."""
@@ -190,19 +211,13 @@ class PlaySession:
         except ValueError as e:
             raise PlayError(str(e)) from None
 
-    def close(self) -> None:
-        """Close the env: an unfinished episode is recorded as incomplete, the devices stop."""
-        env, self.env = self.env, None
-        if env is not None:
-            env.close()
-
     # ---- helpers --------------------------------------------------------------------------------
     def _frames(self, screens: Mapping[str, np.ndarray]) -> list[Frame]:
         out = []
         for name, frame in screens.items():
             if frame.size == 0:
                 continue
-            digest = xxhash.xxh3_64_intdigest(memoryview(np.ascontiguousarray(frame)).cast("B"))
+            digest = xxhash.xxh3_64_intdigest(np.ascontiguousarray(frame).data.cast("B"))
             if self._shown.get(name) != digest:
                 self._shown[name] = digest
                 out.append((name, encode_frame(frame, self.config.max_side, self.config.quality)))
@@ -242,7 +257,7 @@ class PlaySession:
             "completion_ratio": float(info["completion_ratio"]),
             "passed": sum(n["status"] == "passed" for n in nodes),
             "success": bool(info["success"]),
-            "return": self._return,
+            "return": self._step.return_ if self._step is not None else 0.0,
             "done": self.done,
             "termination_reason": info.get("termination_reason"),
             "nodes": nodes,

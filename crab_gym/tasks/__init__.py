@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import crab_gym.tasks.templates  # noqa: F401 - registers the built-in sub-task templates with the core
@@ -16,6 +17,7 @@ __all__ = [
     "generate_tasks",
     "get_template",
     "load_tasks",
+    "resolve_tasks",
     "task_from_json",
     "tasks_from_file",
 ]
@@ -40,3 +42,26 @@ def load_tasks(name: str = "v0") -> list[Task]:
     raise ValueError(
         f"unknown task set {name!r}: use 'v0', 'all', 'generated', 'rl-phone' or a path to a .json task file"
     )
+
+
+def resolve_tasks(tasks: str | Sequence[str | Task], devices: Collection[str]) -> list[Task]:
+    """The tasks of a set name (or JSON file), or of a list of ids and Task objects, that fit ``devices``
+    (every platform a task touches is among them); ValueError for an unknown id or when none fits."""
+    if isinstance(tasks, str):
+        chosen = load_tasks(tasks)
+    else:
+        by_id: dict[str, Task] | None = None
+        chosen = []
+        for t in tasks:
+            if isinstance(t, Task):
+                chosen.append(t)
+                continue
+            if by_id is None:
+                by_id = {x.id: x for x in load_tasks("all")}
+            if t not in by_id:
+                raise ValueError(f"unknown task id {t!r}")
+            chosen.append(by_id[t])
+    fitting = [t for t in chosen if set(t.platforms) <= set(devices)]
+    if not fitting:
+        raise ValueError(f"no task fits the devices {sorted(devices)} (of {len(chosen)} given)")
+    return fitting

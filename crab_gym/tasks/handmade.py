@@ -18,13 +18,13 @@ from crab_gym.core.evaluators import Check
 from crab_gym.core.tasks import Step, SubTaskTemplate, Task, get_template
 from crab_gym.envs.android import evaluators as phone
 from crab_gym.envs.desktop import evaluators as desk
-from crab_gym.tasks.templates.android import NETWORK_SWITCHES
+from crab_gym.tasks.templates.android.layout import NETWORK_SWITCHES
 
 CONTACTS_FILE = "~/Documents/contacts.txt"
 
 
 def _graph(checks: list[Check], edges: list[tuple[int, int]]) -> nx.DiGraph:
-    g = nx.DiGraph()
+    g: nx.DiGraph[int] = nx.DiGraph()
     for i, c in enumerate(checks):
         g.add_node(i, check=c)
     g.add_edges_from(edges)

@@ -19,7 +19,8 @@ held-out split, and each family draws its held-out attributes from a pool traini
 
 The templates are not registered (as handmade tasks are not), so the generator never draws them; use
 ``load_tasks("rl-phone")`` (both splits), ``"rl-phone:train"`` or ``"rl-phone:heldout"``, or
-:func:`rl_phone_tasks`. Scripted solutions tap the layout points of :mod:`crab_gym.tasks.templates.android`.
+:func:`rl_phone_tasks`. Scripted solutions tap the layout points of
+:mod:`crab_gym.tasks.templates.android.layout`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 from crab_gym.core.tasks import Step, SubTaskTemplate, Task
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.tasks.generator import ADJECTIVES, NOUNS
-from crab_gym.tasks.templates.android import DRAWER, FAB, HOME, NETWORK_SWITCHES, ROWS, SAVE, SWITCH
+from crab_gym.tasks.templates.android.layout import DRAWER, FAB, HOME, NETWORK_SWITCHES, ROWS, SAVE, SWITCH
 
 __all__ = ["FAMILIES", "HELDOUT_SEED", "SPLITS", "Family", "load_rl_phone", "rl_phone_tasks"]
 

@@ -1,12 +1,10 @@
-"""Task validity: a static lint, and a run check that proves each task solvable and unsolved at reset.
+"""Task validity, statically: each task well formed (the run check that proves it solvable and unsolved at
+reset is :mod:`crab_gym.runs.validate`).
 
 - :func:`lint_task`: attributes typed and filled, no unfilled ``{...}`` placeholders, every check's evaluator
   registered, the graph acyclic with 1-11 nodes, and the instruction states what the checks look at (every
   attribute value a check uses appears in the instruction, except a template's ``hidden`` attributes,
   which the agent must find out on a device).
-- :func:`run_check`: through the env with the :class:`~crab_gym.baselines.OracleAgent`: no node of the
-  graph passes right after reset (so a do-nothing agent scores CR 0), and the scripted solution ends in
-  success with return 1.0.
 
 ``crab-gym tasks validate [--all] [--set v0] [--sample N --seed S] [--lint-only]`` runs both.
 """
@@ -15,8 +13,7 @@ from __future__ import annotations
 
 import random
 import re
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +22,7 @@ import networkx as nx
 from crab_gym.core.evaluators import EVALUATORS, Check
 from crab_gym.core.tasks import Task
 
-__all__ = ["Result", "lint_task", "lint_tasks", "run_check", "run_check_parallel", "validation_sample"]
+__all__ = ["Result", "lint_task", "lint_tasks", "validation_sample"]
 
 MAX_NODES = 11
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][\w.\[\]]*(?:![rsa])?(?::[^{}]*)?\}")
@@ -122,9 +119,9 @@ def lint_task(task: Task) -> list[str]:
         graph = task.graph()
     except Exception as e:
         return [*problems, f"graph: {type(e).__name__}: {e}"]
-    n = graph.number_of_nodes()
-    if not 1 <= n <= MAX_NODES:
-        problems.append(f"graph has {n} nodes (allowed 1-{MAX_NODES})")
+    nodes = graph.number_of_nodes()
+    if not 1 <= nodes <= MAX_NODES:
+        problems.append(f"graph has {nodes} nodes (allowed 1-{MAX_NODES})")
     if not nx.is_directed_acyclic_graph(graph):
         problems.append("graph has a cycle")
     for node, data in graph.nodes(data=True):
@@ -155,114 +152,3 @@ def validation_sample(n: int = 200, seed: int = 0, platforms: Sequence[str] | No
     from crab_gym.tasks.generator import generate_tasks
 
     return generate_tasks(seed=seed, n=n, platforms=platforms)
-
-
-def _devices(tasks: Sequence[Task]) -> list[str]:
-    used = {p for t in tasks for p in t.platforms}
-    return [d for d in ("ubuntu", "android") if d in used] + ["root"]
-
-
-def run_check(
-    tasks: Sequence[Task],
-    backends: dict[str, str] | None = None,
-    on_result: Callable[[Result], None] | None = None,
-    env: Any = None,
-) -> list[Result]:
-    """Solve every task with the OracleAgent through one CrabEnv; a Result per task.
-
-    A task fails if any node of its graph passes right after reset, or if the episode does not end in
-    success with return 1.0.
-    """
-    import gymnasium as gym
-
-    import crab_gym  # noqa: F401 - registers the env ids
-    from crab_gym.baselines import OracleAgent
-
-    if not tasks:
-        return []
-    own = env is None
-    if own:
-        devices = _devices(tasks)
-        max_steps = max(len(t.solution()) for t in tasks) + 6
-        backends = {k: v for k, v in (backends or {"android": "sim"}).items() if k in devices}
-        env = gym.make("Crab-v0", devices=devices, tasks=list(tasks), backends=backends, max_steps=max_steps)
-    results = []
-    try:
-        agent = OracleAgent(env)
-        core = env.unwrapped
-        for task in tasks:
-            t0 = time.perf_counter()
-            res = Result(task.id)
-            try:
-                _run_one(env, core, agent, task, res)
-            except Exception as e:  # a device failure is a failed task, not a crashed validation
-                res.problems.append(f"{type(e).__name__}: {e}")
-            res.seconds = time.perf_counter() - t0
-            results.append(res)
-            if on_result is not None:
-                on_result(res)
-    finally:
-        if own:
-            env.close()
-    return results
-
-
-def _run_one(env: Any, core: Any, agent: Any, task: Task, res: Result) -> None:
-    obs, info = env.reset(seed=0, options={"task": task.id})
-    states = {name: sub.state() for name, sub in core.subenvs.items()}
-    graph = core.graph
-    early = [graph.check(n).description for n in graph.nodes if graph.check(n).evaluate(states)]
-    if info["completion_ratio"] != 0.0 or early:
-        res.problems.append(f"already satisfied at reset: {early or info['completion_ratio']}")
-    ret, done = 0.0, False
-    while not done:
-        obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
-        ret += reward
-        done = terminated or truncated
-    if info.get("termination_reason") != "success" or abs(ret - 1.0) > 1e-9:
-        failed = [n["description"] for n in info.get("nodes", []) if n.get("status") != "passed"]
-        res.problems.append(
-            f"scripted solution: {info.get('termination_reason')}, return {ret:.2f}, unpassed {failed}"
-            + (f", error {info['error']}" if info.get("error") else "")
-        )
-
-
-def _worker(
-    payload: tuple[list[dict[str, Any]], dict[str, str] | None],
-) -> list[tuple[str, list[str], float]]:
-    import crab_gym.tasks.templates  # noqa: F401 - registers the templates
-    from crab_gym.core.tasks import task_from_json
-
-    objs, backends = payload
-    tasks = [task_from_json(o) for o in objs]
-    return [(r.task_id, r.problems, r.seconds) for r in run_check(tasks, backends=backends)]
-
-
-def run_check_parallel(
-    tasks: Sequence[Task],
-    jobs: int,
-    backends: dict[str, str] | None = None,
-    on_result: Callable[[Result], None] | None = None,
-) -> list[Result]:
-    """:func:`run_check` split over ``jobs`` processes, each with its own env (its own X session and phone).
-
-    The run check mostly waits (for applications to start and settle, and the scripted agent's think
-    time), so it scales with processes well beyond the CPU count. Results come back in the tasks' order.
-    """
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    if jobs <= 1 or len(tasks) <= 1:
-        return run_check(tasks, backends=backends, on_result=on_result)
-    # interleave, so every worker gets a mix of slow (desktop) and fast (phone) tasks
-    chunks = [[t.to_json() for t in tasks[i::jobs]] for i in range(min(jobs, len(tasks)))]
-    by_id: dict[str, Result] = {}
-    with ProcessPoolExecutor(len(chunks), mp_context=mp.get_context("spawn")) as pool:
-        futures = [pool.submit(_worker, (chunk, backends)) for chunk in chunks]
-        for f in as_completed(futures):
-            for task_id, problems, seconds in f.result():
-                r = Result(task_id, problems, seconds)
-                by_id[task_id] = r
-                if on_result is not None:
-                    on_result(r)
-    return [by_id[t.id] for t in tasks]

@@ -97,10 +97,12 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 self.dims += [f"{name}.x", f"{name}.y"]
                 sizes += list(self.grid)
             elif kind == "discrete":
+                assert isinstance(space, spaces.Discrete)  # as _kind found
                 self.dims.append(name)
-                sizes.append(int(space.n))  # type: ignore[attr-defined]
+                sizes.append(int(space.n))
             elif kind == "slots":
-                nvec = [int(n) for n in space.nvec]  # type: ignore[attr-defined]
+                assert isinstance(space, spaces.MultiDiscrete)  # as _kind found
+                nvec = [int(n) for n in space.nvec]
                 self.dims += [f"{name}[{i}]" for i in range(len(nvec))]
                 sizes += nvec
             else:  # text
@@ -108,12 +110,13 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 sizes.append(self.max_text_candidates)
         self.action_space = spaces.MultiDiscrete(sizes)
         self._nvec = sizes
-        self._leaves = _flat_spaces(env.observation_space)  # type: ignore[arg-type]
+        assert isinstance(env.observation_space, spaces.Dict), env.observation_space
+        self._leaves = _flat_spaces(env.observation_space)
         self._sizes: dict[str, tuple[int, int] | None] = {}
         entries: dict[str, spaces.Space] = {}
         for key, (path, leaf) in self._leaves.items():
             if isinstance(leaf, spaces.Discrete):
-                entries[key] = spaces.Box(int(leaf.start), int(leaf.start + leaf.n - 1), (1,), np.int64)
+                entries[key] = spaces.Box(int(leaf.start), int(leaf.start) + int(leaf.n) - 1, (1,), np.int64)
             elif isinstance(leaf, spaces.MultiDiscrete):
                 entries[key] = spaces.Box(0, np.asarray(leaf.nvec) - 1, leaf.shape, np.int64)
             elif (
@@ -127,7 +130,8 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
             elif isinstance(leaf, spaces.Box) and path[-1] != "screen" and len(leaf.shape) != 1:
                 # vectors for RL libraries: marks (N, 4) -> (4N,), a count () -> (1,)
                 n = int(np.prod(leaf.shape))
-                entries[key] = spaces.Box(leaf.low.reshape(n), leaf.high.reshape(n), (n,), leaf.dtype)
+                low, high = leaf.low.reshape(n), leaf.high.reshape(n)
+                entries[key] = spaces.Box(low, high, (n,), leaf.dtype)  # type: ignore[arg-type]  # np.dtype is fine: Box calls np.dtype()
             else:
                 entries[key] = leaf
         self.observation_space = spaces.Dict(entries)
@@ -149,10 +153,12 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 params[name] = np.array([(a[i] + 0.5) / gx, (a[i + 1] + 0.5) / gy], dtype=np.float32)
                 i += 2
             elif kind == "discrete":
-                params[name] = int(space.start) + a[i]  # type: ignore[attr-defined]
+                assert isinstance(space, spaces.Discrete)
+                params[name] = int(space.start) + a[i]
                 i += 1
             elif kind == "slots":
-                k = len(space.nvec)  # type: ignore[attr-defined]
+                assert isinstance(space, spaces.MultiDiscrete)
+                k = len(space.nvec)
                 params[name] = np.asarray(a[i : i + k], dtype=np.int64)
                 i += k
             else:  # text
@@ -174,7 +180,8 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 x, y = (float(t) for t in np.asarray(v).reshape(-1))
                 out += [min(int(x * gx), gx - 1), min(int(y * gy), gy - 1)]
             elif kind == "discrete":
-                out.append(int(np.asarray(v).item()) - int(space.start))  # type: ignore[attr-defined]
+                assert isinstance(space, spaces.Discrete)
+                out.append(int(np.asarray(v).item()) - int(space.start))
             elif kind == "slots":
                 out += [int(t) for t in np.asarray(v).reshape(-1)]
             elif name in given:
@@ -197,14 +204,16 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
             if kind == "point":
                 parts += [np.ones(n, dtype=bool) for n in self.grid]
             elif kind == "slots":
-                parts += [np.ones(int(n), dtype=bool) for n in space.nvec]  # type: ignore[attr-defined]
+                assert isinstance(space, spaces.MultiDiscrete)
+                parts += [np.ones(int(n), dtype=bool) for n in space.nvec]
             elif kind == "text":
                 m = np.ones(self.max_text_candidates, dtype=bool)
                 if self.text_candidates:
                     m[len(self.text_candidates) :] = False
                 parts.append(m)
             else:
-                m = np.ones(int(space.n), dtype=bool)  # type: ignore[attr-defined]
+                assert isinstance(space, spaces.Discrete)
+                m = np.ones(int(space.n), dtype=bool)
                 if marks.get(name):  # element ids start at space.start; the first marks[name] exist
                     m[marks[name] :] = False
                 parts.append(m)
@@ -242,8 +251,8 @@ class FlattenActions(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 value = value[part]
             if isinstance(leaf, (spaces.Discrete, spaces.MultiDiscrete)):
                 out[key] = np.asarray(value, dtype=np.int64).reshape(self._shapes[key])
-            elif self._sizes.get(key) is not None:
-                out[key] = _resize(np.asarray(value), self._sizes[key])  # type: ignore[arg-type]
+            elif (size := self._sizes.get(key)) is not None:
+                out[key] = _resize(np.asarray(value), size)
             else:
                 out[key] = np.array(value, dtype=leaf.dtype, copy=True).reshape(self._shapes[key])
         return out
@@ -262,7 +271,7 @@ def _action_parts(space: spaces.Space) -> tuple[spaces.Discrete, spaces.Discrete
             "FlattenActions needs the Tuple(device, action, Dict(params)) action of CrabEnv or SetOfMarks "
             f"below it; got {space}"
         )
-    return parts[0], parts[1], parts[2]  # type: ignore[return-value]
+    return parts[0], parts[1], parts[2]
 
 
 def _kind(name: str, space: spaces.Space) -> str:

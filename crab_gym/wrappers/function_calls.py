@@ -18,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from crab_gym.core.actions import InvalidAction
+from crab_gym.env_protocol import crab_of
 from crab_gym.wrappers.tool_table import FORMAT_HINT, MAX_CALL_CHARS, ParsedCall, ToolCallSpace, ToolTable
 
 __all__ = ["FORMAT_HINT", "MAX_CALL_CHARS", "FunctionCalls", "ParsedCall", "ToolCallSpace", "ToolTable"]
@@ -29,10 +30,10 @@ class FunctionCalls(gym.Wrapper, gym.utils.RecordConstructorArgs):
     ``step(call, tokens=N)`` takes a call as a dict ``{"name", "arguments"}`` (arguments a dict or a JSON
     string), an OpenAI tool call (``{"id", "type": "function", "function": {"name", "arguments"}}`` or an
     object with ``.function.name`` / ``.function.arguments``), a one-call list, or a model's text containing a
-    JSON object (a fenced ```json block or bare). A dict call may carry ``"device"`` (or ``"env"``) beside
+    JSON object (in a fenced json block, or bare). A dict call may carry ``"device"`` (or ``"env"``) beside
     ``"arguments"``, and ``"tokens"`` or an OpenAI ``"usage": {"total_tokens": N}``. Tokens -- from
     ``tokens=``, the call dict or ``add_tokens()``, summed -- land in ``info["tokens"]`` for that step (the
-    runner sums them for CE); a step without any has no ``"tokens"`` key. Tokens of a turn that ends the
+    rollout sums them for CE); a step without any has no ``"tokens"`` key. Tokens of a turn that ends the
     episode without a step (the agent raised) are handed over by ``take_tokens()``. A carried-out call is
     echoed in ``info["tool_call"]``; a rejected one leaves ``info["invalid_action"]``.
 
@@ -44,7 +45,7 @@ class FunctionCalls(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env, compact_tools: bool = False) -> None:
         gym.utils.RecordConstructorArgs.__init__(self, compact_tools=compact_tools)
         gym.Wrapper.__init__(self, env)
-        subenvs = env.unwrapped.subenvs  # type: ignore[attr-defined]
+        subenvs = crab_of(env).subenvs
         try:
             specs = env.get_wrapper_attr("action_specs")()
         except AttributeError:
@@ -90,7 +91,7 @@ class FunctionCalls(gym.Wrapper, gym.utils.RecordConstructorArgs):
         spent, self._pending_tokens = self._pending_tokens, None
         return spent
 
-    def step(self, call: Any, tokens: int | None = None):  # type: ignore[override]
+    def step(self, call: Any, tokens: int | None = None):
         spent = self._take_tokens(call, tokens)
         try:
             parsed = self.table.parse(call)

@@ -142,7 +142,7 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 def _tag_size(text: str, style: TagStyle) -> tuple[int, int]:
     x1, y1, x2, y2 = _font(style.font_px).getbbox(text)
     edge = style.pad + style.border + 1
-    return x2 - x1 + 2 * edge, y2 - y1 + 2 * edge
+    return int(x2 - x1) + 2 * edge, int(y2 - y1) + 2 * edge  # FreeType's bbox is whole pixels
 
 
 def _overlap(a: Box, b: Box) -> int:

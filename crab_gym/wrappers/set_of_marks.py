@@ -27,6 +27,7 @@ from PIL import Image
 from pydantic import Field
 
 from crab_gym.core.actions import ActionSpec, ParamSpec
+from crab_gym.env_protocol import crab_of
 from crab_gym.ocr import CachedOcr
 from crab_gym.wrappers.marks import Candidate, Mark, draw, mark_at, merge
 
@@ -58,24 +59,26 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
             view_side=view_side,
         )  # fmt: skip
         gym.Wrapper.__init__(self, env)
-        self.crab = env.unwrapped
+        self.crab = crab_of(env)
         self.ocr = CachedOcr(ocr) if ocr else None
         self.detector = detector
         self.tree = tree
         self.max_marks = max_marks
         self.draw_marks = draw_marks
         self.view_side = view_side
-        codec = self.crab.codec  # type: ignore[attr-defined]
+        codec = self.crab.codec
         self.point_params = sorted(n for n, c in codec.codecs.items() if c.kind == "point")
-        device, action, params = env.action_space.spaces  # type: ignore[attr-defined]
-        new_params = {}
+        assert isinstance(env.action_space, spaces.Tuple) and isinstance(env.observation_space, spaces.Dict)
+        device, action, params = env.action_space.spaces
+        assert isinstance(params, spaces.Dict)
+        new_params: dict[str, spaces.Space] = {}
         for name, space in params.spaces.items():
             if name in self.point_params:
                 new_params[element_param(name)] = spaces.Discrete(max_marks, start=1)
             else:
                 new_params[name] = space
         self.action_space = spaces.Tuple((device, action, spaces.Dict(new_params)))
-        obs_spaces = dict(env.observation_space.spaces)  # type: ignore[attr-defined]
+        obs_spaces: dict[str, Any] = dict(env.observation_space.spaces)
         self.screens = [n for n in obs_spaces if n != "instruction"]
         for name in self.screens:
             h, w, _ = obs_spaces[name]["screen"].shape
@@ -94,7 +97,7 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
     # ---- marks ----------------------------------------------------------------------------------
     def compute_marks(self, device: str, frame: np.ndarray) -> list[Mark]:
         """Merged marks for one device's current frame (its tree, OCR and the region detector)."""
-        sub = self.crab.subenvs[device]  # type: ignore[attr-defined]
+        sub = self.crab.subenvs[device]
         h, w = frame.shape[:2]
         cands: list[Candidate] = []
         t = {}
@@ -148,18 +151,18 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
         try:
             inner = self.to_inner(action)
         except ValueError as e:
-            obs, reward, terminated, truncated, info = self.crab.reject(str(e))  # type: ignore[attr-defined]
+            obs, reward, terminated, truncated, info = self.crab.reject(str(e))
         else:
             obs, reward, terminated, truncated, info = self.env.step(inner)
         return self._observe(obs, info), reward, terminated, truncated, info
 
-    def to_inner(self, action: Any) -> tuple:
+    def to_inner(self, action: Any) -> Any:
         """The wrapped env's action: element ids of the acting device's marks replaced by box centres."""
         if not isinstance(action, (tuple, list)) or len(action) != 3 or not isinstance(action[2], Mapping):
             return action  # the env explains what an action must look like
         dev, act, params = action
         try:
-            device = self.crab.codec.subenvs[int(np.asarray(dev).item())]  # type: ignore[attr-defined]
+            device = self.crab.codec.subenvs[int(np.asarray(dev).item())]
             spec = device.actions[int(np.asarray(act).item())]
         except (IndexError, TypeError, ValueError):
             return action
@@ -217,7 +220,7 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
         (checked against the marks when stepped); a point given instead is replaced by the id of the mark
         that acts there (:meth:`mark_for_point`; ValueError if none does)."""
         params = dict(params or {})
-        w, h = self.crab.subenvs[device].screen_size  # type: ignore[attr-defined]
+        w, h = self.crab.subenvs[device].screen_size
         ids: dict[str, Any] = {}
         for name in self.point_params:
             key = element_param(name)
@@ -230,7 +233,7 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 if mark is None:
                     raise ValueError(f"no mark on the {device} screen holds the point ({x:.3f}, {y:.3f})")
                 ids[key] = mark.id
-        dev, act, full = self.crab.encode_action(device, action, params)  # type: ignore[attr-defined]
+        dev, act, full = self.crab.encode_action(device, action, params)
         out = {k: v for k, v in full.items() if k not in self.point_params}
         out.update({element_param(n): 1 for n in self.point_params})
         out.update(ids)
@@ -239,8 +242,7 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def action_specs(self) -> dict[str, list[ActionSpec]]:
         """Every device's actions as an agent of this wrapper sees them: point parameters are mark ids."""
         return {
-            sub.name: [self._element_spec(spec) for spec in sub.actions]
-            for sub in self.crab.codec.subenvs  # type: ignore[attr-defined]
+            sub.name: [self._element_spec(spec) for spec in sub.actions] for sub in self.crab.codec.subenvs
         }
 
     def _element_spec(self, spec: ActionSpec) -> ActionSpec:
@@ -267,7 +269,7 @@ def element_spec(spec: ActionSpec, point_params: tuple[str, ...], max_marks: int
         p.name: (p.annotation, Field(... if p.required else p.default, description=p.description))
         for p in params
     }
-    model = pydantic.create_model(  # type: ignore[call-overload]
+    model = pydantic.create_model(
         f"{spec.name}_marked_params", __config__=pydantic.ConfigDict(extra="forbid"), **fields
     )
     return ActionSpec(

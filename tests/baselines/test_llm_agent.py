@@ -15,7 +15,7 @@ from chat_server import ChatServer, tool_call
 
 import crab_gym  # noqa: F401
 from crab_gym.baselines import AgentError, LLMAgent, RetryPolicy
-from crab_gym.runner import run_episode
+from crab_gym.rollout import rollout
 from crab_gym.wrappers import FunctionCalls, SetOfMarks
 
 pytest.importorskip("openai")
@@ -59,7 +59,7 @@ def test_tool_calls_through_set_of_marks_solve_the_task():
     server = ChatServer(model)
     try:
         agent = LLMAgent(env, model="scripted", base_url=server.base_url, api_key="test", history=3)
-        record = run_episode(env, agent, TASK)
+        record = rollout(env, agent, task=TASK, seed=0)
     finally:
         server.close()
         env.close()
@@ -102,7 +102,7 @@ def test_json_mode_reads_calls_from_text():
             env, model="scripted", base_url=server.base_url, api_key="test", json_mode=True,
             request_options={"max_tokens": 64, "temperature": 0.5},
         )  # fmt: skip
-        record = run_episode(env, agent, TASK)
+        record = rollout(env, agent, task=TASK, seed=0)
     finally:
         server.close()
         env.close()

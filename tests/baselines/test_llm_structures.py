@@ -32,7 +32,7 @@ from crab_gym.baselines.llm.chat import _retry_after
 from crab_gym.baselines.llm.reflective import ACTOR_PROMPT, REFLECT_PROMPT
 from crab_gym.baselines.llm.single import SYSTEM_PROMPT
 from crab_gym.baselines.oracle import DEFAULT_PAUSE
-from crab_gym.runner import run_episode
+from crab_gym.rollout import rollout
 from crab_gym.wrappers import FunctionCalls, SetOfMarks
 
 pytest.importorskip("openai")
@@ -192,7 +192,7 @@ def test_every_structure_solves_a_cross_device_task(crab, structure):
     team = Team(crab)
     with serve(team) as server:
         agent = agent_for(structure, crab, server, history=3)
-        record = run_episode(crab, agent, CROSS)
+        record = rollout(crab, agent, task=CROSS, seed=0)
     assert record.success and record.invalid_actions == 0, record
     assert record.tokens == sum(u["total_tokens"] for u in server.usages) > 0
     by_role: dict[str, int] = {}
@@ -278,7 +278,7 @@ def test_json_mode_with_jpeg_screens(phone, structure):
         agent = agent_for(
             structure, phone, server, json_mode=True, image_format="jpeg", jpeg_quality=50, max_side=320
         )
-        record = run_episode(phone, agent, PHONE)
+        record = rollout(phone, agent, task=PHONE, seed=0)
     assert record.success and record.invalid_actions == 0, record
     assert record.tokens == sum(u["total_tokens"] for u in server.usages)
     assert not any("tools" in r for r in server.requests)
@@ -302,7 +302,7 @@ def test_by_environment_over_set_of_marks_refuses_a_device_call_from_the_main_ag
     try:
         with serve(model) as server:
             agent = agent_for("by-environment", env, server)
-            record = run_episode(env, agent, PHONE)
+            record = rollout(env, agent, task=PHONE, seed=0)
     finally:
         env.close()
     assert record.success and record.invalid_actions == 1, record
@@ -321,7 +321,7 @@ def test_transient_errors_are_retried(phone, status):
     with serve(team) as server:
         server.fail_next(status)  # the first request fails, its retry succeeds
         agent = agent_for("by-function", phone, server)
-        record = run_episode(phone, agent, PHONE)
+        record = rollout(phone, agent, task=PHONE, seed=0)
     assert record.success, record
     assert server.failures == [status] and len(server.requests) == len(server.usages) + 1
     assert server.requests[0] == server.requests[1]  # the same request, sent again
@@ -370,7 +370,7 @@ def test_a_timeout_is_retried(phone):
 
     with serve(model) as server:
         agent = agent_for("single", phone, server, timeout=0.3)
-        record = run_episode(phone, agent, PHONE)
+        record = rollout(phone, agent, task=PHONE, seed=0)
     assert record.success and len(server.requests) == record.steps + 1, record
     assert server.requests[0] == server.requests[1]
 

@@ -13,9 +13,10 @@ pytest.importorskip("stable_baselines3")
 from crab_gym.baselines import ppo  # noqa: E402
 from crab_gym.baselines.ppo_env import PolicyView, instruction_words  # noqa: E402
 from crab_gym.cli import main  # noqa: E402
+from crab_gym.runs.validate import run_check  # noqa: E402
 from crab_gym.tasks import load_tasks  # noqa: E402
 from crab_gym.tasks.rl_phone import FAMILIES, HELDOUT_SEED, rl_phone_tasks  # noqa: E402
-from crab_gym.tasks.validate import lint_tasks, run_check  # noqa: E402
+from crab_gym.tasks.validate import lint_tasks  # noqa: E402
 
 
 def _small_config(**kw) -> ppo.PPOConfig:

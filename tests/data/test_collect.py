@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from crab_gym.data import load_episode, load_episodes
-from crab_gym.data.collect import collect, plan_jobs
-from crab_gym.data.episode import episode_dirs
-from crab_gym.data.replay import replay_episode
+from crab_gym.episode import load_episode, load_episodes
+from crab_gym.episode.format import episode_dirs
+from crab_gym.runs.collect import collect, plan_jobs
+from crab_gym.runs.replay import replay_episode
 from crab_gym.spaces import decode_instruction
 
 TASKS = ["contacts_add-0", "sms_send-0"]
@@ -77,9 +77,10 @@ def test_killing_the_collector_leaves_finished_episodes_readable(tmp_path):
         assert ep.complete == (d in finished)
         if ep.complete:
             assert ep.steps[-1]["terminated"] and ep.meta["record"]["success"]
-    # resuming finishes the job and skips what is complete
-    summary = collect(out, agent="oracle", tasks="v0", episodes_per_task=3, num_envs=2, progress=False,
-                      limit=1)  # fmt: skip
+    # resuming finishes the job and skips what is complete: resume a task that has a finished episode (the
+    # pool's workers run free, so the first task planned may be the one a slow worker was still on)
+    task = load_episode(finished[0]).meta["task_id"]
+    summary = collect(out, agent="oracle", tasks=[task], episodes_per_task=3, num_envs=2, progress=False)
     assert summary["skipped"] >= 1
     assert not [p for p in Path(out).iterdir() if p.name.startswith(".tmp")]
 
@@ -120,21 +121,21 @@ def test_a_worker_that_dies_is_replaced_and_its_episode_retried_once(tmp_path, m
     """Workers are forked, so a patched method reaches them: the first time sms_send runs, its worker process
     dies on the spot; contacts_add always raises. sms_send succeeds on its retry, contacts_add is given up
     after two tries and counted as env_error; the run goes on."""
-    from crab_gym.data.collect import CollectWorker
+    from crab_gym.baselines import OracleAgent
 
     flag = tmp_path / "died-once"
-    real = CollectWorker.agent_action
+    real = OracleAgent.act
 
-    def flaky(self):
-        task = self.env.unwrapped.task.id if not self.idle else None
+    def flaky(self, obs, info):
+        task = self.env.task.id
         if task == "sms_send-0" and not flag.exists():
             flag.touch()
             os._exit(3)
         if task == "contacts_add-0":
             raise RuntimeError("the agent broke")
-        return real(self)
+        return real(self, obs, info)
 
-    monkeypatch.setattr(CollectWorker, "agent_action", flaky)
+    monkeypatch.setattr(OracleAgent, "act", flaky)
     out = tmp_path / "run"
     summary = collect(out, agent="oracle", tasks=TASKS, num_envs=2, progress=False)
     assert flag.exists()

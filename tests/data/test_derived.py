@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from crab_gym.baselines import OracleAgent
-from crab_gym.data import load_episode, load_episodes
-from crab_gym.data.derived import (
+from crab_gym.episode import load_episode, load_episodes
+from crab_gym.episode.derived import (
     element_description,
     grounding_dataset,
     inverse_dynamics_dataset,

@@ -14,10 +14,10 @@ import pytest
 from gymnasium import spaces
 
 import crab_gym  # noqa: F401
-from crab_gym.data import load_episode, load_episodes
-from crab_gym.data.hf_export import export_hf
-from crab_gym.data.minari_export import export_minari, minari_space_text
-from crab_gym.data.space_json import space_from_json
+from crab_gym.episode import load_episode, load_episodes
+from crab_gym.episode.hf_export import export_hf
+from crab_gym.episode.minari_export import export_minari, minari_space_text
+from crab_gym.episode.space_json import space_from_json
 from crab_gym.wrappers import RecordEpisodes
 from crab_gym.wrappers.flatten import FlattenActions
 

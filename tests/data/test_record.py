@@ -15,9 +15,9 @@ import pytest
 
 import crab_gym  # noqa: F401
 from crab_gym.baselines import OracleAgent
-from crab_gym.data import EpisodeFormatError, load_episode, load_episodes
-from crab_gym.data.episode import episode_dirs
-from crab_gym.data.replay import replay_episode
+from crab_gym.episode import EpisodeFormatError, load_episode, load_episodes
+from crab_gym.episode.format import episode_dirs
+from crab_gym.runs.replay import replay_episode
 from crab_gym.wrappers import FlattenActions, FunctionCalls, RecordEpisodes, SetOfMarks
 
 TASK = "contacts_add-0"

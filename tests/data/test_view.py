@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from crab_gym.data import load_episodes
-from crab_gym.data.draw_actions import ARROW_COLOR, DOT_COLOR, MARK_COLOR, draw_action, draw_marks
-from crab_gym.data.view import write_view
+from crab_gym.episode import load_episodes
+from crab_gym.episode.draw_actions import ARROW_COLOR, DOT_COLOR, MARK_COLOR, draw_action, draw_marks
+from crab_gym.episode.view import write_view
 
 # Per episode section, per card: kind, t, caption texts and each frame's key, device, size and src.
 DOM_DUMP = """() => [...document.querySelectorAll("section.episode")].map(s => ({

@@ -15,8 +15,8 @@ import pytest
 SCRIPT = r"""
 import json, sys
 from ray.cluster_utils import Cluster
-from crab_gym.data.collect import collect
-from crab_gym.distributed import RayOptions
+from crab_gym.runs.collect import collect
+from crab_gym.runs.distributed import RayOptions
 
 cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
 try:
@@ -32,7 +32,7 @@ finally:
 """
 
 
-@pytest.mark.slow
+@pytest.mark.ray
 def test_collect_joins_a_two_node_cluster_with_one_actor_per_node(tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "run"

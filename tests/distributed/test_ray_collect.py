@@ -10,11 +10,11 @@ import signal
 
 import pytest
 
-from crab_gym.data import load_episode, load_episodes
-from crab_gym.data.collect import collect, plan_jobs
-from crab_gym.data.replay import replay_episode
-from crab_gym.distributed import RayOptions
-from crab_gym.eval.run import run_eval
+from crab_gym.episode import load_episode, load_episodes
+from crab_gym.runs.collect import collect, plan_jobs
+from crab_gym.runs.distributed import RayOptions
+from crab_gym.runs.eval import run_eval
+from crab_gym.runs.replay import replay_episode
 
 TASKS = ["contacts_add-0", "sms_send-0"]
 
@@ -33,6 +33,7 @@ def local_run(tmp_path_factory):
     return out
 
 
+@pytest.mark.ray
 def test_collect_on_ray_gives_the_same_records_as_on_one_machine(local_ray, local_run, tmp_path):
     events: list[dict] = []
     summary = collect(tmp_path, agent="oracle", tasks=TASKS, episodes_per_task=2, num_envs=1, progress=False,
@@ -55,6 +56,7 @@ def test_collect_on_ray_gives_the_same_records_as_on_one_machine(local_ray, loca
     assert again["skipped"] == 4 and again["ran"] == 0
 
 
+@pytest.mark.ray
 def test_episodes_sent_to_the_driver_are_the_same_episodes(local_ray, local_run, tmp_path):
     """ship=True: what a node that does not see the run folder does (records in its own staging folder,
     sends each finished episode); one actor with 2 workers."""
@@ -71,6 +73,7 @@ def test_episodes_sent_to_the_driver_are_the_same_episodes(local_ray, local_run,
     assert replay_episode(load_episode(tmp_path / "sms_send-0-e1"), screens=True).matches
 
 
+@pytest.mark.ray
 def test_an_actor_killed_mid_run_is_replaced_and_its_jobs_run_again(local_ray, tmp_path):
     killed: list[int] = []
 
@@ -90,6 +93,7 @@ def test_an_actor_killed_mid_run_is_replaced_and_its_jobs_run_again(local_ray, t
     assert (tmp_path / "failed.jsonl").read_text() == ""
 
 
+@pytest.mark.ray
 def test_eval_on_ray(local_ray, tmp_path):
     from crab_gym.cli import main
 
@@ -106,6 +110,7 @@ def test_eval_on_ray(local_ray, tmp_path):
     assert json.loads((out / "collect.json").read_text())["ray"] == {"address": "local", "actors": 2}
 
 
+@pytest.mark.ray
 def test_desktop_slots_of_actors_on_one_node_never_collide(local_ray):
     """Actors are separate processes: each takes the desktop's X slot (a machine-wide file lock) and a
     device slot; held at once, no two are equal, and the X sessions they start have their own display,
@@ -120,8 +125,8 @@ def test_desktop_slots_of_actors_on_one_node_never_collide(local_ray):
     @ray.remote(num_cpus=1)
     class Holder:
         def start(self) -> dict:
-            from crab_gym.distributed import DeviceSlot
             from crab_gym.envs.desktop.backends.xvfb import XvfbSession
+            from crab_gym.runs.distributed import DeviceSlot
 
             self.slot = DeviceSlot()
             self.session = XvfbSession(size=(320, 240))
@@ -151,7 +156,7 @@ def test_desktop_slots_of_actors_on_one_node_never_collide(local_ray):
 
 def test_the_board_knows_which_jobs_an_actor_holds():
     """What the driver reads when an actor dies: the jobs it pulled and never reported."""
-    from crab_gym.distributed.actors import JobBoard
+    from crab_gym.runs.distributed.actors import JobBoard
 
     jobs = plan_jobs(TASKS, 2)
     board = JobBoard(jobs)

@@ -17,8 +17,8 @@ def test_the_rllib_env_is_flat_and_holds_a_slot_until_closed():
     pytest.importorskip("ray")
     from ray.rllib.env.env_context import EnvContext
 
-    from crab_gym.distributed import DeviceSlot
-    from crab_gym.distributed.rllib import make_rllib_env
+    from crab_gym.runs.distributed import DeviceSlot
+    from crab_gym.runs.distributed.rllib import make_rllib_env
 
     ctx = EnvContext({"tasks": ["contacts_add-0"], "obs_size": (24, 52), "flatten": {"screen_size": None},
                       "slots_per_runner": 2, "backends": {"android": ["sim"] * 10}, "wait_time_scale": 0},
@@ -59,11 +59,12 @@ def _example():
     return module
 
 
+@pytest.mark.ray
 def test_ppo_trains_one_iteration_with_two_env_runners_on_their_own_slots(local_ray):
     pytest.importorskip("ray.rllib")
     pytest.importorskip("torch")
-    from crab_gym.distributed import register_rllib_envs
-    from crab_gym.distributed.rllib import runner_slots
+    from crab_gym.runs.distributed import register_rllib_envs
+    from crab_gym.runs.distributed.rllib import runner_slots
 
     assert register_rllib_envs() == ("Crab-v0", "Crab-Desktop-v0", "Crab-Android-v0")
     algo = _example().config(env_runners=2, batch=64, max_steps=10).build_algo()

@@ -10,9 +10,9 @@ import pytest
 
 import crab_gym  # noqa: F401
 from crab_gym.baselines import OracleAgent
-from crab_gym.data import load_episode
-from crab_gym.distributed import DeviceSlot, add_ray_arguments, ray_options, resolve_backends, slot_limit
-from crab_gym.distributed.shipping import pack_episode, unpack_episode
+from crab_gym.episode import load_episode
+from crab_gym.runs.distributed import DeviceSlot, add_ray_arguments, ray_options, resolve_backends, slot_limit
+from crab_gym.runs.distributed.shipping import pack_episode, unpack_episode
 from crab_gym.wrappers import RecordEpisodes
 
 

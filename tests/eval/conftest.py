@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
 from chat_server import ChatServer  # noqa: E402
 from eval_support import LLM_TASKS, ORACLE_TASKS, Team  # noqa: E402
 
-from crab_gym.eval.run import run_eval  # noqa: E402
+from crab_gym.runs.eval import run_eval  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from crab_gym.core.metrics import EpisodeRecord
-from crab_gym.eval import metrics_by_platform, platform_of
-from crab_gym.eval.compare import compare_table
-from crab_gym.eval.run import run_eval
+from crab_gym.report import metrics_by_platform, platform_of
+from crab_gym.report.compare import compare_table
+from crab_gym.runs.eval import run_eval
 
 PHONE = ["contacts_add-0", "sms_send-0", "clock_set_alarm-0"]
 
@@ -44,6 +44,7 @@ def _outcomes(run) -> list[tuple]:
                   for r in recs)  # fmt: skip
 
 
+@pytest.mark.slow  # ~25 s
 def test_two_jobs_give_the_same_records_as_one_and_a_rerun_resumes(tmp_path):
     one = run_eval(tmp_path / "one", "Crab-Android-v0", ("android",), "oracle", PHONE, jobs=1, progress=False)
     two = run_eval(tmp_path / "two", "Crab-Android-v0", ("android",), "oracle", PHONE, jobs=2, progress=False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from crab_gym.eval.run import run_eval
+from crab_gym.runs.eval import run_eval
 
 
 def test_progress_bar_shows_live_sr_and_cr(tmp_path, capsys):

@@ -15,8 +15,8 @@ import pytest
 from eval_support import LLM_TASKS, ORACLE_TASKS
 from PIL import Image
 
-from crab_gym.data.episode import episode_dirs, load_episode
-from crab_gym.eval.report import write_report
+from crab_gym.episode.format import episode_dirs, load_episode
+from crab_gym.report.page import write_report
 
 PLOTS = ["cr_per_task", "termination", "cr_over_steps", "tokens"]
 

@@ -1,6 +1,6 @@
 """CE counts every model call: the tokens of a turn that ends the episode without a step (a permanent API
 error after some of the turn's calls had answered) reach the episode's record, through ``crab-gym eval``
-(the recorder, in a vector-env worker) and through ``run_episode``; a rejected call's tokens count too."""
+(the recorder, in a collect worker) and through ``rollout``; a rejected call's tokens count too."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from eval_support import Team
 
 import crab_gym  # noqa: F401
 from crab_gym.baselines import make_llm_agent
-from crab_gym.runner import run_episode
+from crab_gym.rollout import rollout
 from crab_gym.wrappers import FunctionCalls
 
 
@@ -34,14 +34,14 @@ def test_eval_counts_the_tokens_of_a_rejected_call_and_of_a_turn_that_failed(llm
     assert metrics["CE"] is not None and metrics["platforms"]["android"]["CE"] is not None
 
 
-def test_run_episode_counts_the_tokens_of_a_turn_that_failed():
+def test_rollout_counts_the_tokens_of_a_turn_that_failed():
     pytest.importorskip("openai")
     env = FunctionCalls(gym.make("Crab-Android-v0", tasks=["notes_delete-0"], max_steps=5))
     team = Team()
     server = team.server = ChatServer(team)
     try:
         agent = make_llm_agent("by-function", env, model="scripted", base_url=server.base_url, api_key="t")
-        record = run_episode(env, agent, "notes_delete-0")
+        record = rollout(env, agent, task="notes_delete-0", seed=0)
         assert record.termination_reason == "agent_error" and "400" in record.extra["error"]
         assert record.tokens == server.usages[0]["total_tokens"] and len(server.usages) == 1
         assert agent.tokens_by_role == {"planner": record.tokens}

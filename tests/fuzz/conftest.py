@@ -1,25 +1,26 @@
 """Fuzz tier: hypothesis property tests of action validation, tool calls, the graph evaluator, task files
 and the phone's adbd server.
 
-The default run is the CI slice (a few minutes in all). ``CRAB_FUZZ=long`` runs the long profile, without
-the per-test timeout: ``CRAB_FUZZ=long .venv/bin/pytest -m fuzz tests/fuzz``.
+Each budgeted test runs as ``[ci]`` (the CI slice, a few minutes in all) and ``[long]`` (marked
+``fuzz_long``, without the per-test timeout): ``pytest -m fuzz_long tests/fuzz``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
-from fuzz_support import LONG
+from fuzz_support import profile
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "fuzz: hypothesis fuzzing (CI slice by default; CRAB_FUZZ=long for all)"
-    )
+@pytest.fixture(params=["ci", pytest.param("long", marks=pytest.mark.fuzz_long)])
+def fuzz_profile(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The budget of the test: its CI slice, or its long run."""
+    with profile(request.param == "long", request.function):
+        yield request.param
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not LONG:
-        return
     for item in items:
-        if item.get_closest_marker("fuzz"):
+        if item.get_closest_marker("fuzz_long"):
             item.add_marker(pytest.mark.timeout(0))  # the long profile runs as long as it takes

@@ -2,10 +2,11 @@
 invalid action with a reason, and no device touched.
 
 Two layers per env id. Validation (the codec and the tool-call parser, no device involved) takes the big
-budget: 5,000 actions and 5,000 tool calls per id in the CI slice, 100,000 each with ``CRAB_FUZZ=long``.
-Through ``env.step`` (every device's state read, screens observed) a smaller slice runs (500 on the phone,
-150 with a desktop; 10,000 long), and afterwards every device's fingerprint -- the phone's databases,
-files, foreground app and screen; the desktop's windows, HOME and screen -- must equal the one before.
+budget: 5,000 actions and 5,000 tool calls per id in the CI slice, 100,000 each in the ``[long]`` variants
+(marked ``fuzz_long``). Through ``env.step`` (every device's state read, screens observed) a smaller slice
+runs (500 on the phone, 150 with a desktop; 10,000 long), and afterwards every device's fingerprint -- the
+phone's databases, files, foreground app and screen; the desktop's windows, HOME and screen -- must equal the
+one before.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def _reason(err: InvalidAction) -> str:
     return reason
 
 
-def test_validation_rejects_every_generated_action(calls):
+def test_validation_rejects_every_generated_action(calls, fuzz_profile):
     _, env = calls
     codec = env.unwrapped.codec
 
@@ -65,7 +66,7 @@ def test_validation_rejects_every_generated_action(calls):
     rejected()
 
 
-def test_tool_call_parser_rejects_every_generated_call(calls):
+def test_tool_call_parser_rejects_every_generated_call(calls, fuzz_profile):
     _, env = calls
     codecs = env.unwrapped.codec.codecs
 
@@ -86,7 +87,7 @@ def _assert_rejected(result) -> None:
     assert reward == 0.0 and not terminated and not truncated
 
 
-def test_generated_actions_through_step_touch_no_device(calls):
+def test_generated_actions_through_step_touch_no_device(calls, fuzz_profile):
     env_id, env = calls
     base = env.unwrapped
     before = env_fingerprint(env)
@@ -100,7 +101,7 @@ def test_generated_actions_through_step_touch_no_device(calls):
     assert env_fingerprint(env) == before
 
 
-def test_generated_tool_calls_through_step_touch_no_device(calls):
+def test_generated_tool_calls_through_step_touch_no_device(calls, fuzz_profile):
     env_id, env = calls
     before = env_fingerprint(env)
 

@@ -24,7 +24,7 @@ from fuzz_support import budget
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crab_gym.envs.android.sim import protocol as p
+from crab_gym.envs.android.sim.adbd import protocol as p
 
 pytestmark = pytest.mark.fuzz
 
@@ -200,7 +200,7 @@ def _online(serial: str, adb_port: int) -> bool:
 
 @budget(ci=150, long=3_000)
 @given(session=sessions, abrupt_end=st.booleans())
-def test_generated_traffic_never_takes_the_device_offline(phone_and_adb, session, abrupt_end):
+def test_generated_traffic_never_takes_the_device_offline(fuzz_profile, phone_and_adb, session, abrupt_end):
     server, serial, adb_port, log = phone_and_adb
     traffic = Traffic(int(serial.rsplit(":", 1)[1]))
     try:

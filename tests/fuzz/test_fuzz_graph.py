@@ -89,7 +89,7 @@ def reference_update(g: nx.DiGraph, passed: set, state: frozenset) -> set:
 
 @budget(ci=400, long=20_000)
 @given(dag=dags(), history=histories)
-def test_graph_evaluator_properties(dag, history):
+def test_graph_evaluator_properties(fuzz_profile, dag, history):
     g, _ = dag
     ev = GraphEvaluator(g)
     sinks = {n for n in g.nodes if g.out_degree(n) == 0}
@@ -125,7 +125,7 @@ def test_graph_evaluator_properties(dag, history):
 
 @budget(ci=200, long=5_000)
 @given(dag=dags(), history=histories)
-def test_rewards_sum_to_the_final_completion_ratio(dag, history):
+def test_rewards_sum_to_the_final_completion_ratio(fuzz_profile, dag, history):
     """Dense reward is the growth of CR, so a return telescopes to the final CR (never negative)."""
     g, _ = dag
     ev = GraphEvaluator(g)
@@ -144,7 +144,7 @@ def test_rewards_sum_to_the_final_completion_ratio(dag, history):
     n=st.integers(1, 8),
     edges=st.lists(st.tuples(st.integers(-2, 9), st.integers(-2, 9)), max_size=12),
 )
-def test_bad_graphs_are_value_errors_with_a_reason(n, edges):
+def test_bad_graphs_are_value_errors_with_a_reason(fuzz_profile, n, edges):
     """Cycles, self-loops and edges to missing nodes are refused with a message; good graphs load."""
     checks = [fuzz_holds(item=i) for i in range(n)]
     g = nx.DiGraph()

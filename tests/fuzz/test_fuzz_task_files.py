@@ -118,7 +118,7 @@ def _check_load(path: Path) -> None:
 
 @budget(ci=400, long=20_000)
 @given(doc=mutated_documents())
-def test_mutated_task_files_load_or_fail_in_one_line(tmp_path_factory, doc):
+def test_mutated_task_files_load_or_fail_in_one_line(fuzz_profile, tmp_path_factory, doc):
     tmp = tmp_path_factory.getbasetemp()
     _check_load(_write(tmp, json.dumps(doc, allow_nan=True).encode()))
 
@@ -133,7 +133,7 @@ def test_mutated_task_files_load_or_fail_in_one_line(tmp_path_factory, doc):
         st.sampled_from([b"", b"\xff\xfe{}", b"NaN", b"[]", b"{}", b"[{}]", b'"x"', b"\xef\xbb\xbf{}"]),
     )
 )
-def test_files_that_are_not_task_json_fail_in_one_line(tmp_path_factory, data):
+def test_files_that_are_not_task_json_fail_in_one_line(fuzz_profile, tmp_path_factory, data):
     _check_load(_write(tmp_path_factory.getbasetemp(), data))
 
 

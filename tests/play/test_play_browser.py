@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from crab_gym.data import load_episode
+from crab_gym.episode import load_episode
 from crab_gym.play.review import format_review, load_marks
 from crab_gym.play.session import PlayConfig
 from crab_gym.tasks import load_tasks

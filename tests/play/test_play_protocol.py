@@ -134,7 +134,7 @@ def test_session_cap_and_closing_the_page_frees_the_env(tmp_path):
             c.close()
         wait_until(lambda: not hub.sessions)
     # the unfinished episode was recorded as incomplete, with its step
-    from crab_gym.data import load_episodes
+    from crab_gym.episode import load_episodes
 
     episodes = list(load_episodes(tmp_path))
     assert len(episodes) == 2 and not any(ep.complete for ep in episodes)

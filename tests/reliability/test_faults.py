@@ -2,15 +2,14 @@
 ``env_error`` with its recorded episode complete, and the next ``reset()`` recovers — in one env and inside
 ``make_vec`` workers. Which faults are errors and why: see ``fault_injection.py``.
 
-Each fault runs ``CRAB_FAULTS`` times (default 3; 2 in vector envs), alternately struck between two steps
-and from a timer thread while a step is running. The full run, 100 of each:
-``CRAB_FAULTS=100 .venv/bin/pytest -m faults tests/reliability/test_faults.py``.
+Each fault runs 3 times in the CI slice (2 in vector envs), alternately struck between two steps and from a
+timer thread while a step is running. The variants marked ``faults_full`` run 100 of each:
+``.venv/bin/pytest -m faults_full tests/reliability/test_faults.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import random
 import signal
 import threading
@@ -24,20 +23,27 @@ import pytest
 from fault_injection import DESKTOP_FAULTS, ERRORS, PHONE_FAULTS, FaultHook, device_of, prepare
 
 import crab_gym  # noqa: F401
-from crab_gym.data.episode import load_episode, load_episodes
 from crab_gym.env import CrabEnv
 from crab_gym.envs.android.sim import Phone, PhoneServer
 from crab_gym.envs.base import DeviceGone
+from crab_gym.episode.format import load_episode, load_episodes
 from crab_gym.wrappers import RecordEpisodes
 
-REPS = int(os.environ.get("CRAB_FAULTS", "3"))
-VEC_REPS = int(os.environ.get("CRAB_FAULTS", "2"))
+FULL_REPS = 100
 STEP_BOUND = 120.0  # s: longer is a hang (a step's own waits are bounded far below: settle 3 s, adb 30 s)
 RESET_BOUND = 240.0  # s: a reset may build a whole desktop session again on a busy machine
 MAX_STEPS = 6
 PHONE_TASK = "contacts_add-0"
 
-pytestmark = [pytest.mark.faults, pytest.mark.slow, pytest.mark.timeout(600 + 120 * REPS)]
+pytestmark = [pytest.mark.faults, pytest.mark.timeout(600 + 120 * 3)]
+
+
+def _reps(ci: int) -> pytest.MarkDecorator:
+    """How many times each fault strikes: ``ci`` in the CI slice, 100 in the ``faults_full`` variant."""
+    full = [pytest.mark.faults_full, pytest.mark.timeout(600 + 120 * FULL_REPS)]
+    return pytest.mark.parametrize(
+        "reps", [pytest.param(ci, id=f"{ci}x"), pytest.param(FULL_REPS, id=f"{FULL_REPS}x", marks=full)]
+    )
 
 
 class Hang(Exception):
@@ -161,20 +167,22 @@ def _run_fault(env: RecordEpisodes, fault: str, reps: int) -> None:
         assert crab.subenvs["ubuntu"].ui_elements() is not None
 
 
+@_reps(3)
 @pytest.mark.parametrize("fault", DESKTOP_FAULTS)
-def test_desktop_fault_mid_episode(note_task, tmp_path, fault):
+def test_desktop_fault_mid_episode(note_task, tmp_path, fault, reps):
     env = RecordEpisodes(CrabEnv(devices=["ubuntu"], tasks=[note_task], max_steps=MAX_STEPS), tmp_path)
     try:
-        _run_fault(env, fault, REPS)
+        _run_fault(env, fault, reps)
     finally:
         env.close()
 
 
+@_reps(3)
 @pytest.mark.parametrize("fault", PHONE_FAULTS)
-def test_phone_fault_mid_episode(phone_env, tmp_path, fault):
+def test_phone_fault_mid_episode(phone_env, tmp_path, fault, reps):
     env = phone_env(tmp_path)
     try:
-        _run_fault(env, fault, REPS)
+        _run_fault(env, fault, reps)
     finally:
         env.close()
 
@@ -289,12 +297,13 @@ def _env_error_records(runs) -> list:
     return [e for e in load_episodes(runs) if e.meta.get("termination_reason") == "env_error"]
 
 
+@_reps(2)
 @pytest.mark.parametrize("fault", [*DESKTOP_FAULTS, "served_phone"])
-def test_a_fault_in_one_vector_worker(fault_vec, vec_runs, fault):
+def test_a_fault_in_one_vector_worker(fault_vec, vec_runs, fault, reps):
     vec = fault_vec
     device = ("ubuntu", "android", "root").index(device_of(fault))
     action = _vec_action(vec, device)
-    for rep in range(VEC_REPS):
+    for rep in range(reps):
         with within(RESET_BOUND, "vec.reset()"):
             vec.reset(seed=rep)
         before = len(_env_error_records(vec_runs))
@@ -327,12 +336,13 @@ def test_a_fault_in_one_vector_worker(fault_vec, vec_runs, fault):
             assert ep.complete and ep.meta["record"]["termination_reason"] == "env_error"
 
 
-def test_the_shared_adb_server_killed_under_vector_workers(fault_vec, vec_runs):
+@_reps(2)
+def test_the_shared_adb_server_killed_under_vector_workers(fault_vec, vec_runs, reps):
     """Every worker's phone goes through the one adb server of this machine: killed, each worker whose
     next phone step fails ends its episode as ``env_error``, and every worker recovers at its next reset."""
     vec = fault_vec
     action = _vec_action(vec, ("ubuntu", "android", "root").index("android"))
-    for rep in range(VEC_REPS):
+    for rep in range(reps):
         with within(RESET_BOUND, "vec.reset()"):
             vec.reset(seed=rep)
         before = len(_env_error_records(vec_runs))

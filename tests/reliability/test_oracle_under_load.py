@@ -1,9 +1,9 @@
 """The scripted oracle solves desktop and cross-device tasks while every core is busy (a CPU hog per core),
 in one env and in 2 async envs: it must not depend on a quiet machine.
 
-The default run takes a CI-sized slice (the cross-device tasks in 2 async envs, a sample of desktop tasks in
-one); ``CRAB_LOAD=full`` runs every desktop and cross-device task of v0 both ways:
-``CRAB_LOAD=full .venv/bin/pytest -m load tests/reliability``.
+The CI slice (``scripts/test.sh``) takes a sample of the cross-device tasks in 2 async envs and of the
+desktop tasks in one; the variants marked ``load_full`` run every desktop and cross-device task of v0 both
+ways: ``.venv/bin/pytest -m load_full tests/reliability``.
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from crab_gym.data.collect import collect, run_records
+from crab_gym.runs.collect import collect, run_records
 from crab_gym.tasks import load_tasks
 
 pytestmark = [pytest.mark.load, pytest.mark.timeout(3600)]
 
-FULL = os.environ.get("CRAB_LOAD") == "full"
 V0 = load_tasks("v0")
 DESKTOP = [t.id for t in V0 if set(t.platforms) <= {"ubuntu", "root"}]
 CROSS = [t.id for t in V0 if {"ubuntu", "android"} <= set(t.platforms)]
@@ -55,11 +54,18 @@ def _solve_all(tmp_path, env_id: str, tasks: list[str], jobs: int) -> None:
     assert not failed, f"{len(failed)}/{len(tasks)} failed under load: {failed}"
 
 
-@pytest.mark.parametrize("jobs", [1, 2] if FULL else [2])
-def test_oracle_solves_cross_device_tasks_under_load(cpu_hog, tmp_path, jobs):
-    _solve_all(tmp_path, "Crab-v0", CROSS if FULL else CROSS_SLICE, jobs)
+def _runs(every: list[str], ci_slice: list[str], ci_jobs: int) -> pytest.MarkDecorator:
+    """The CI slice in ``ci_jobs`` envs, and every task in 1 and in 2 envs (marked ``load_full``)."""
+    full = [pytest.param(every, n, id=f"all-{n}", marks=pytest.mark.load_full) for n in (1, 2)]
+    ci = pytest.param(ci_slice, ci_jobs, id=f"slice-{ci_jobs}")
+    return pytest.mark.parametrize(("tasks", "jobs"), [ci, *full])
 
 
-@pytest.mark.parametrize("jobs", [1, 2] if FULL else [1])
-def test_oracle_solves_desktop_tasks_under_load(cpu_hog, tmp_path, jobs):
-    _solve_all(tmp_path, "Crab-Desktop-v0", DESKTOP if FULL else DESKTOP_SLICE, jobs)
+@_runs(CROSS, CROSS_SLICE, ci_jobs=2)
+def test_oracle_solves_cross_device_tasks_under_load(cpu_hog, tmp_path, tasks, jobs):
+    _solve_all(tmp_path, "Crab-v0", tasks, jobs)
+
+
+@_runs(DESKTOP, DESKTOP_SLICE, ci_jobs=1)
+def test_oracle_solves_desktop_tasks_under_load(cpu_hog, tmp_path, tasks, jobs):
+    _solve_all(tmp_path, "Crab-Desktop-v0", tasks, jobs)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from crab_gym.envs.android.sim import is_loopback
-from crab_gym.envs.android.sim import protocol as p
+from crab_gym.envs.android.sim.adbd import protocol as p
 
 ADB = shutil.which("adb") or "/usr/bin/adb"
 

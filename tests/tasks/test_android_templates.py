@@ -151,6 +151,7 @@ def test_check_env(crab) -> None:
     check_env(crab.unwrapped, skip_render_check=True)
 
 
+@pytest.mark.slow  # ~24 s: every template's do-nothing
 def test_do_nothing_scores_zero(crab) -> None:
     for task in crab.unwrapped.tasks:
         _, info = crab.reset(seed=0, options={"task": task.id})

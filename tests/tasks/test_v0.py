@@ -51,16 +51,19 @@ def both_env(request):
     e.close()
 
 
+@pytest.mark.v0
 @pytest.mark.parametrize("task_id", V0_CROSS)
 def test_oracle_solves_v0_cross_device_task(both_env, task_id):
     solve(both_env, task_id)
 
 
+@pytest.mark.v0
 @pytest.mark.parametrize("task_id", V0_DESKTOP)
 def test_oracle_solves_v0_desktop_task(env, task_id):
     solve(env, task_id)
 
 
+@pytest.mark.v0
 @pytest.mark.parametrize("task_id", V0_ANDROID)
 def test_oracle_solves_v0_android_task(phone_env, task_id):
     solve(phone_env, task_id)

@@ -10,8 +10,9 @@ import sys
 import pytest
 
 from crab_gym.core.tasks import Task, get_template
+from crab_gym.runs.validate import run_check
 from crab_gym.tasks import generate_tasks, load_tasks
-from crab_gym.tasks.validate import lint_task, lint_tasks, run_check, validation_sample
+from crab_gym.tasks.validate import lint_task, lint_tasks, validation_sample
 
 
 def test_lint_passes_on_v0_and_a_generated_sample() -> None:
@@ -60,6 +61,7 @@ def test_run_check_on_composed_cross_device_sample() -> None:
     assert not bad
 
 
+@pytest.mark.slow  # ~25 s
 def test_run_check_on_android_sample() -> None:
     tasks = [t for t in generate_tasks(seed=3, n=80, platforms=["android"])]
     results = run_check(tasks, backends={"android": "sim"})

@@ -2,12 +2,12 @@
 
 Tests marked ``vm`` use the domain ``crab-gym vm create`` made; when it is missing or of an earlier recipe,
 the tier builds the image of this checkout's recipe and creates the domain first (~2.5 min of Debian
-packages and image, a boot of ~3 min under TCG). What runs is chosen by ``CRAB_VM``:
+packages and image, a boot of ~3 min under TCG). What runs is chosen by markers:
 
-- unset (the default run, CI): build and create as needed, then the CI slice: the conformance kit,
-  resets, recovery, the guest agent's refusals, and two v0 tasks by the oracle;
-- ``full``: every vm test (input, vector envs, remote-style streams) and every v0 task that uses the desktop;
-- ``off``: skip the tier.
+- ``-m "not full"`` (``scripts/test.sh``, CI): build and create as needed, then the CI slice: the
+  conformance kit, resets, recovery, the guest agent's refusals, and two v0 tasks by the oracle;
+- ``-m vm_full``: the rest (input, vector envs, remote-style streams, every v0 task that uses the desktop);
+- ``-m "not vm"``: skip the tier (the default ``pytest`` run leaves it out, as every ``slow`` test).
 """
 
 from __future__ import annotations
@@ -17,22 +17,8 @@ import shutil
 
 import pytest
 
-MODE = os.environ.get("CRAB_VM", "")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked ``vm_full`` are beyond the CI slice: they run with ``CRAB_VM=full``."""
-    if MODE == "full":
-        return
-    skip = pytest.mark.skip(reason="beyond the vm tier's CI slice: CRAB_VM=full runs it")
-    for item in items:
-        if item.get_closest_marker("vm_full"):
-            item.add_marker(skip)
-
 
 def _missing() -> str:
-    if MODE == "off":
-        return "CRAB_VM=off"
     try:
         import libvirt  # noqa: F401
     except ImportError:

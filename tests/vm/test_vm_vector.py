@@ -45,13 +45,13 @@ def test_make_vec_gives_each_worker_its_own_vm(vm_domain, note_task):
 def test_the_oracle_solves_a_task_through_libvirt_streams(vm_domain, note_task):
     """The URI picks the stream paths a remote host uses; the task is solved the same way."""
     from crab_gym.baselines import OracleAgent
-    from crab_gym.runner import run_episode
+    from crab_gym.rollout import rollout
 
     env = gym.make(
         "Crab-Desktop-v0", tasks=[note_task], backends={"ubuntu": "libvirt@qemu+unix:///system"}, max_steps=6
     )
     try:
-        record = run_episode(env, OracleAgent(env), note_task.id)
+        record = rollout(env, OracleAgent(env), task=note_task.id, seed=0)
         sub = env.unwrapped.subenvs["ubuntu"]
         assert sub.session.x.screen_file == "", "a non-local URI must not use the local screendump file"
         assert record.success, record

@@ -12,6 +12,8 @@ from crab_gym.tasks import load_tasks
 from crab_gym.wrappers import FunctionCalls, SetOfMarks
 
 # one instance of every template: the "-0" task of each, as built by build_v0
+pytestmark = pytest.mark.slow  # ~5 min: a real session per template
+
 FIRST_OF_EACH = [
     t.id for t in load_tasks("v0") if t.id.endswith("-0") and not t.id.startswith(("v0-", "handmade"))
 ]

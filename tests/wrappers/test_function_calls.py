@@ -13,7 +13,7 @@ import pytest
 
 import crab_gym  # noqa: F401
 from crab_gym.baselines.oracle import DEFAULT_PAUSE
-from crab_gym.runner import run_episode
+from crab_gym.rollout import rollout
 from crab_gym.tasks import load_tasks
 from crab_gym.wrappers import FunctionCalls, ToolCallSpace
 
@@ -356,6 +356,6 @@ class ScriptedLLM:
 
 def test_tokens_flow_into_runner_records(phone):
     task = "contacts_add-0"
-    record = run_episode(phone, ScriptedLLM(phone), task)
+    record = rollout(phone, ScriptedLLM(phone), task=task, seed=0)
     steps = len(next(t for t in phone.unwrapped.tasks if t.id == task).solution())
     assert record.success and record.tokens == 100 * steps == 100 * record.steps

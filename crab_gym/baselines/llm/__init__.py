@@ -18,13 +18,13 @@ from typing import Any
 
 import gymnasium as gym
 
-from crab_gym.baselines.errors import AgentError
 from crab_gym.baselines.llm.base import ChatAgent, image_data_url, png_data_url
 from crab_gym.baselines.llm.by_environment import ByEnvironmentAgent
 from crab_gym.baselines.llm.by_function import ByFunctionAgent
 from crab_gym.baselines.llm.chat import RetryPolicy
 from crab_gym.baselines.llm.reflective import ReflectiveAgent
 from crab_gym.baselines.llm.single import SYSTEM_PROMPT, LLMAgent
+from crab_gym.rollout import AgentError
 
 STRUCTURES: dict[str, type[ChatAgent]] = {
     "single": LLMAgent,

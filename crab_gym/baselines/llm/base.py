@@ -99,7 +99,7 @@ class ChatAgent:
     text. ``history`` bounds how many earlier turns each chat keeps. Screens are PNG data URLs, or JPEG at
     ``jpeg_quality`` with ``image_format="jpeg"``, scaled to at most ``max_side`` pixels. Transient API
     errors are retried per ``retry`` (a :class:`RetryPolicy`); a permanent one raises
-    :class:`~crab_gym.baselines.errors.AgentError`. Every call's tokens go to the env (for CE) and to
+    :class:`~crab_gym.rollout.AgentError`. Every call's tokens go to the env (for CE) and to
     ``tokens_by_role`` (summed over the agent's life). ``request_options`` join every request.
     ``timeout`` is seconds per request. A client built here has the SDK's own retries off; an injected
     ``client`` keeps its settings (its retries then add to the policy's).
@@ -144,11 +144,12 @@ class ChatAgent:
         if client is None:
             import openai  # the `llm` extra
 
+            opts: dict[str, Any] = {"timeout": timeout} if timeout is not None else {}
             client = openai.OpenAI(
                 base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
                 api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
                 max_retries=0,  # retries are the agent's (RetryPolicy), counted and bounded there
-                **({"timeout": timeout} if timeout is not None else {}),
+                **opts,
             )
         self.client = client
         self.model = model

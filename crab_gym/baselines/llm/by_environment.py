@@ -130,7 +130,7 @@ class ByEnvironmentAgent(ChatAgent):
                     )
                 return self.root_table.parse(action).to_json()  # only the root's tools are its own
             device, instruction = args.get("device"), args.get("instruction")
-            if device not in self.subs:
+            if not isinstance(device, str) or device not in self.subs:
                 raise InvalidAction(f"delegate: device must be one of {', '.join(map(repr, self.subs))}")
             if not isinstance(instruction, str) or not instruction.strip():
                 raise InvalidAction("delegate: give the sub-agent an instruction")

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from crab_gym.baselines.errors import AgentError
+from crab_gym.rollout import AgentError
 
 TRANSIENT_STATUS = frozenset({408, 409, 429})
 """HTTP statuses retried besides every status >= 500 (the ones the openai SDK itself retries)."""

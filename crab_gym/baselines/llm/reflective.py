@@ -100,7 +100,10 @@ class ReflectiveAgent(ChatAgent):
                 {"type": "text", "text": f"Screen of {device} after the action:"},
                 {"type": "image_url", "image_url": {"url": after[device]}},
             ]
-        messages = [{"role": "system", "content": REFLECT_PROMPT}, {"role": "user", "content": parts}]
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": REFLECT_PROMPT},
+            {"role": "user", "content": parts},
+        ]
         summary = self.call("reflector", messages).content.strip()
         return " ".join(summary.split())[: self.summary_chars] or "(no summary)"
 

@@ -53,7 +53,7 @@ def parse_ui(xml: str) -> tuple[UINode, ...]:
         for node in el.findall("node"):
             a = node.attrib
             m = _BOUNDS.fullmatch(a.get("bounds", ""))
-            box = tuple(int(v) for v in m.groups()) if m else (0, 0, 0, 0)
+            x1, y1, x2, y2 = (int(v) for v in m.groups()) if m else (0, 0, 0, 0)
             out.append(
                 UINode(
                     text=a.get("text", ""),
@@ -61,7 +61,7 @@ def parse_ui(xml: str) -> tuple[UINode, ...]:
                     cls=a.get("class", ""),
                     package=a.get("package", ""),
                     content_desc=a.get("content-desc", ""),
-                    bounds=box,  # type: ignore[arg-type]
+                    bounds=(x1, y1, x2, y2),
                     clickable=a.get("clickable") == "true",
                     long_clickable=a.get("long-clickable") == "true",
                     checked=a.get("checked") == "true",

@@ -13,8 +13,8 @@ from crab_gym.envs.desktop.primitives.x11 import KEYS
 if TYPE_CHECKING:
     from crab_gym.envs.desktop import DesktopEnv
 
-Key = Literal[KEYS]  # type: ignore[valid-type]
-Keys = Annotated[list[Key], Field(min_length=1, max_length=4)]  # type: ignore[valid-type]
+Key = Literal[KEYS]  # type: ignore[valid-type]  # a Literal of the key names X11 knows, built at run time
+Keys = Annotated[list[Key], Field(min_length=1, max_length=4)]
 Clicks = Annotated[int, Field(ge=1, le=10)]
 AppName = Annotated[str, Field(min_length=1, max_length=64), Typable]
 
@@ -47,6 +47,26 @@ def double_click(env: DesktopEnv, point: Point) -> None:
         point: Where to double-click, as (x, y) fractions of the screen width and height.
     """
     env.x.click(*env.x.to_pixels(point), count=2)
+
+
+@action
+def middle_click(env: DesktopEnv, point: Point) -> None:
+    """Click the middle mouse button at a point (pastes the primary selection, opens links in new tabs).
+
+    Args:
+        point: Where to click, as (x, y) fractions of the screen width and height.
+    """
+    env.x.click(*env.x.to_pixels(point), button=2)
+
+
+@action
+def triple_click(env: DesktopEnv, point: Point) -> None:
+    """Triple-click the left mouse button at a point (selects a whole line or paragraph).
+
+    Args:
+        point: Where to triple-click, as (x, y) fractions of the screen width and height.
+    """
+    env.x.click(*env.x.to_pixels(point), count=3)
 
 
 @action
@@ -135,4 +155,6 @@ ACTIONS = (
     hotkey,
     scroll,
     search_application,
+    middle_click,  # after the others: the action indices of the first ten stay as they were
+    triple_click,
 )

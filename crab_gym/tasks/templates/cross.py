@@ -12,7 +12,7 @@ from typing import Any
 from crab_gym.core.tasks import Step, SubTaskTemplate, get_template, register
 from crab_gym.envs.android import evaluators as phone
 from crab_gym.envs.desktop import evaluators as desk
-from crab_gym.tasks.templates.android import HOME
+from crab_gym.tasks.templates.android.layout import HOME
 
 PLATFORMS = ("ubuntu", "android")
 CONTACTS = "com.android.contacts"

@@ -5,7 +5,12 @@ tree, rendering and a shell. In-process API (the RL speed path): tap, long_press
 screenshot (an (H, W, 3) uint8 array), ui_xml (a uiautomator dump), shell(cmd) -> (stdout, stderr, exit code),
 launch, reset(seed). `PhoneServer(phone, host, port=0)` serves the same phone as an adb device (start/stop or
 a context manager; `serial` is "host:port" for `adb connect`); every adb command goes through `Phone.shell`.
-`serve(port)` blocks serving a fresh phone; `python -m crab_gym.envs.android.sim --port P` does the same.
+`serve(port)` blocks serving a fresh phone (`crab-gym phone serve --port P`).
+
+Rooms: `shell/` (the shell and toybox's commands), `system/` (services and their commands, the app
+registry), `ui/` (views, layout, widgets, rendering), `apps/` (one module per app), `adbd/` (the wire
+protocol and device server), `storage/` (files, databases, APKs). Apps and the shell meet only through
+`system/`; tests/envs/android/sim/test_sim_rooms.py keeps the rooms free of import circles.
 """
 
 from __future__ import annotations
@@ -13,8 +18,8 @@ from __future__ import annotations
 import ipaddress
 import sys
 
+from .adbd.server import PhoneServer
 from .phone import Phone
-from .server import PhoneServer
 
 
 def is_loopback(host: str) -> bool:

@@ -12,44 +12,22 @@ from pathlib import Path
 
 import numpy as np
 
-from . import db, render
-from .apps import APPS, LAUNCHER
-from .fs import Sandbox, Snapshot
-from .layout import Screen
-from .readers import Readers
-from .shell import Shell
-from .ui import COLORS, DARK, View, to_xml
+from .apps import APPS, LAUNCHER, systemui
+from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401  (their commands register on import)
+from .shell.interpreter import Shell
+from .storage import db
+from .storage.fs import Sandbox, Snapshot
+from .storage.readers import Readers
+from .system import am, clock, date, devicecmds, dumpsys, logcat, pm, power, providers  # noqa: F401  (as above)
+from .system.keycodes import KEYCODES
+from .system.logcat import activity_started
+from .system.providers import get_setting
+from .ui import render
+from .ui.layout import Screen
+from .ui.view import COLORS, DARK, View, to_xml
 
 log = logging.getLogger(__name__)
 
-KEYCODES = {
-    "HOME": 3,
-    "BACK": 4,
-    "CALL": 5,
-    "ENDCALL": 6,
-    "DPAD_UP": 19,
-    "DPAD_DOWN": 20,
-    "DPAD_LEFT": 21,
-    "DPAD_RIGHT": 22,
-    "DPAD_CENTER": 23,
-    "VOLUME_UP": 24,
-    "VOLUME_DOWN": 25,
-    "POWER": 26,
-    "CAMERA": 27,
-    "TAB": 61,
-    "SPACE": 62,
-    "ENTER": 66,
-    "DEL": 67,
-    "MENU": 82,
-    "SEARCH": 84,
-    "APP_SWITCH": 187,
-    "FORWARD_DEL": 112,
-    "ESCAPE": 111,
-    "WAKEUP": 224,
-    "SLEEP": 223,
-    "MOVE_HOME": 122,
-    "MOVE_END": 123,
-}
 LONG_PRESS_MS = 500
 MARKER = ".crab_phone_sandbox"
 PRISTINE_CACHE = 8  # seeds whose pristine files are kept in memory (~200 kB each)
@@ -128,8 +106,8 @@ class Phone:
             self.stopped: set[str] = set()
             self.shade_open = False
             self.counter = 0
-            self.clock_base_ms = db.NOW_MS  # `date` moves the clock (clock.py)
-            self.awake, self.locked = True, False  # the power key and the keyguard (power.py)
+            self.clock_base_ms = db.NOW_MS  # `date` moves the clock (system/date.py)
+            self.awake, self.locked = True, False  # the power key and the keyguard (system/power.py)
             self.invalidate()
 
     def close(self) -> None:
@@ -179,9 +157,7 @@ class Phone:
         self.invalidate()
 
     def _started(self) -> None:
-        """The activity now on top was started: the system logs it (logcat.py)."""
-        from .logcat import activity_started
-
+        """The activity now on top was started: the system logs it (system/logcat.py)."""
         pkg, cls = self.focused_component()
         activity_started(self, f"{pkg}/{cls[len(pkg) :]}" if cls.startswith(pkg + ".") else f"{pkg}/{cls}")
 
@@ -253,8 +229,6 @@ class Phone:
             return self._tree
 
     def _build(self) -> View:
-        from .providers import get_setting
-
         self._dark = get_setting(self, "secure", "ui_night_mode") == "2"
         act = self.current
         app = APPS[act.package]
@@ -264,9 +238,9 @@ class Phone:
             bg=(DARK if self._dark else COLORS)["bg"],
         )
         self.enter_handlers = {}
-        from . import power
-
         if power.cover(self, root):  # the screen is off, or the keyguard shows: no app is drawn
+            if power.awake(self):
+                systemui.decorate(self, root)  # the keyguard keeps the status bar
             return root
         screen = Screen(self, act, root)
         try:
@@ -277,8 +251,6 @@ class Phone:
             log.exception("%s/%s failed to build", act.package, act.screen)
             root = View(bounds=root.bounds, package=act.package, bg=root.bg)
             crashed(self, Screen(self, act, root), app.label)
-        from .apps import systemui
-
         systemui.decorate(self, root)
         return root
 
@@ -355,9 +327,6 @@ class Phone:
                     self.tap(x1, y1)
                 return
             act = self.current
-            from . import power
-            from .apps import systemui
-
             if power.swipe(self, x1, y1, x2, y2) or systemui.swipe(self, x1, y1, x2, y2):
                 self.invalidate()
                 return
@@ -388,8 +357,6 @@ class Phone:
                 code = int(name) if name.isdigit() else KEYCODES.get(name, -1)
                 if code == -1:
                     raise ValueError(f"unknown keycode {name!r}; e.g. {', '.join(list(KEYCODES)[:8])}")
-            from . import power
-
             if power.key(self, code):  # the power keys, and any key while asleep or locked
                 return
             act = self.current
@@ -416,11 +383,9 @@ class Phone:
         """Run a shell command line as adbd would: (stdout, stderr, exit code). Never raises.
 
         merged=True returns (stdout and stderr interleaved as written, b"", code), as a v1 pty shows them.
-        live (a shctx.Live: an adb stream) takes output commands flush while the line runs (a following
-        logcat); what is returned is what was not sent yet.
+        live (a shell.context.Live: an adb stream) takes output commands flush while the line runs (a
+        following logcat); what is returned is what was not sent yet.
         """
-        from . import commands, dumpsys, filecmds, proccmds, providers, shbuiltins, textcmds  # noqa: F401
-
         with self.lock:
             try:
                 sh = Shell(self)  # one per command line: a waiting command releases the lock to others

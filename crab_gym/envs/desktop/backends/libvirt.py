@@ -266,11 +266,11 @@ class LibvirtSession:
             pass
         dest_path = self._copy_volume(pool, src, dest_name)
         root = ET.fromstring(template.XMLDesc(self.libvirt.VIR_DOMAIN_XML_INACTIVE))
-        root.find("name").text = self.name  # type: ignore[union-attr]
+        root.find("name").text = self.name  # type: ignore[union-attr]  # a domain's XML always has it
         uuid = root.find("uuid")
         if uuid is not None:
             root.remove(uuid)
-        root.find("devices/disk/source").set("file", dest_path)  # type: ignore[union-attr]
+        root.find("devices/disk/source").set("file", dest_path)  # type: ignore[union-attr]  # the template's disk
         self.conn.defineXML(ET.tostring(root, encoding="unicode"))
 
     def _copy_volume(self, pool: Any, src: Any, name: str) -> str:

@@ -26,8 +26,8 @@ PANEL_WM_CLASS = "crab-panel"  # the panel's window class and process name
 PANEL_HEIGHT = 32  # px, along the bottom edge; maximised windows end above it (the top stays put)
 ICON_SIZE = 24
 
-# The desktop's "now": 2024-03-15 09:30 UTC, the simulated phone's clock (android/sim/db.py NOW_MS), so both
-# devices of a cross-device task show one date. The clock never moves, so frames stay reproducible.
+# The desktop's "now": 2024-03-15 09:30 UTC, the simulated phone's clock (android/sim/storage/db.py NOW_MS),
+# so both devices of a cross-device task show one date. The clock never moves, so frames stay reproducible.
 DESKTOP_NOW = "2024-03-15T09:30:00"
 
 # (name shown and spoken by AT-SPI, desktop file, menu group, has a launcher button, icon or "" for the

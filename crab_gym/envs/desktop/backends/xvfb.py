@@ -102,7 +102,7 @@ class XvfbSession:
     def x_server_mb(self) -> float:
         """The X server's resident memory in MB (0 if it is gone)."""
         try:
-            with open(f"/proc/{self._xvfb.pid}/status") as f:  # type: ignore[union-attr]
+            with open(f"/proc/{self._xvfb.pid}/status") as f:  # type: ignore[union-attr]  # None: AttributeError, caught
                 kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
         except (AttributeError, OSError, StopIteration, ValueError):
             return 0.0
@@ -366,8 +366,8 @@ class XvfbSession:
             p.kill()
             p.wait()
         self._keepers.clear()
-        for f in self.keep_dir.iterdir():
-            f.unlink()
+        for stale in self.keep_dir.iterdir():
+            stale.unlink()
         self._keepers += start_a11y_bus(self, self.keep_dir)
         python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
         self.panel.start(python)

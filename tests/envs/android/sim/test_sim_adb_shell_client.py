@@ -10,7 +10,7 @@ import socket
 
 import pytest
 
-from crab_gym.envs.android.sim import protocol as p
+from crab_gym.envs.android.sim.adbd import protocol as p
 
 TIMEOUT = 2.0  # a lost CLSE echo raises a TcpTimeoutException after this many seconds
 

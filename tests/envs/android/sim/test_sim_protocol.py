@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from crab_gym.envs.android.sim import protocol as p
+from crab_gym.envs.android.sim.adbd import protocol as p
 
 
 def test_pack_and_parse_roundtrip():

@@ -1,5 +1,5 @@
-"""Kept read connections (sim/readers.py): reads reuse one connection per database, and never see a file
-that was replaced, rewritten in place, or changed by a shell command or a reset."""
+"""Kept read connections (sim/storage/readers.py): reads reuse one connection per database, and never see a
+file that was replaced, rewritten in place, or changed by a shell command or a reset."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import shutil
 import sqlite3
 import threading
 
-from crab_gym.envs.android.sim import Phone, db
+from crab_gym.envs.android.sim import Phone
+from crab_gym.envs.android.sim.storage import db
 
 CONTACTS = "content://com.android.contacts/contacts"
 

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from crab_gym.envs.android.sim import Phone, fonts, render
+from crab_gym.envs.android.sim import Phone
 from crab_gym.envs.android.sim.apps import APPS
-from crab_gym.envs.android.sim.providers import put_setting
-from crab_gym.envs.android.sim.theme import LIGHT
-from crab_gym.envs.android.sim.ui import View
+from crab_gym.envs.android.sim.system.providers import put_setting
+from crab_gym.envs.android.sim.ui import fonts, render
+from crab_gym.envs.android.sim.ui.theme import LIGHT
+from crab_gym.envs.android.sim.ui.view import View
 
 
 def _crash(p: Phone) -> None:

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from crab_gym.envs.android.sim import protocol as p
-from crab_gym.envs.android.sim.shell import REGISTRY
+from crab_gym.envs.android.sim.adbd import protocol as p
+from crab_gym.envs.android.sim.shell.context import REGISTRY
 
 
 def _connect_raw(served) -> socket.socket:

@@ -130,7 +130,7 @@ def test_sqlite3_like_the_real_one(phone):
 
 
 def test_a_command_that_raises_is_its_own_failure(phone):
-    from crab_gym.envs.android.sim.shell import REGISTRY
+    from crab_gym.envs.android.sim.shell.context import REGISTRY
 
     def boom(ctx, args):
         raise RuntimeError("kaboom")

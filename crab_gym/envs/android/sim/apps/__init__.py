@@ -1,7 +1,9 @@
-"""The installed apps, by package name. Each module defines one AppSpec called APP."""
+"""The apps, one module each (each defines one AppSpec called APP); importing this package installs them in
+system/registry.py, whose APPS (by package name) and LAUNCHER it shows here too."""
 
 from __future__ import annotations
 
+from ..system.registry import APPS, LAUNCHER, AppSpec, install
 from . import (
     calendar,
     camera,
@@ -16,11 +18,9 @@ from . import (
     settings,
     tasks,
 )
-from .base import AppSpec
 
-LAUNCHER = launcher.APP.package
-APPS: dict[str, AppSpec] = {
-    m.APP.package: m.APP
+install(
+    m.APP
     for m in (
         launcher,
         contacts,
@@ -35,6 +35,6 @@ APPS: dict[str, AppSpec] = {
         mail,
         camera,
     )
-}
+)
 
 __all__ = ["APPS", "LAUNCHER", "AppSpec"]

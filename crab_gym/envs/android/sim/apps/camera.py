@@ -7,8 +7,8 @@ import io
 
 from PIL import Image
 
-from ..layout import Screen
-from .base import AppSpec
+from ..system.registry import AppSpec
+from ..ui.layout import Screen
 
 APP = AppSpec("com.android.camera2", "Camera", (60, 64, 67))
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from .. import db
-from ..layout import Item, Screen
-from .base import AppSpec, rows
+from ..storage import db
+from ..system.providers import delete as provider_delete
+from ..system.registry import AppSpec
+from ..ui.layout import Screen
+from ..ui.widgets import Item
+from .base import rows
+from .dialer import place_call
 
 APP = AppSpec("com.android.contacts", "Contacts", (26, 115, 232))
 
@@ -33,20 +37,6 @@ def people(s: Screen) -> None:
     ]
     s.list("contacts", items, rid="contact_list", row_h=190, empty="No contacts")
     s.fab("Create contact", lambda: s.phone.push("edit", focus="first_name"), rid="floating_action_button")
-
-
-def insert_intent_state(extras: dict[str, object]) -> dict:
-    """The editor's state for an ACTION_INSERT intent: ContactsContract.Intents.Insert's extras (name,
-    phone, email) prefilled, the name split as the editor shows it (last word = last name)."""
-    name = str(extras.get("name") or "").strip()
-    first, _, last = name.rpartition(" ") if " " in name else (name, "", "")
-    values = {
-        "first_name": first,
-        "last_name": last,
-        "phone": str(extras.get("phone") or "").strip(),
-        "email": str(extras.get("email") or "").strip(),
-    }
-    return {"fields": {k: v for k, v in values.items() if v}, "focus": "first_name"}
 
 
 @APP.screen("edit", ".activities.ContactEditorActivity")
@@ -89,15 +79,11 @@ def detail(s: Screen) -> None:
     ]
 
     def delete() -> None:
-        from ..providers import delete as provider_delete
-
         provider_delete(s.phone, f"content://com.android.contacts/contacts/{cid}")
         s.phone.back()
 
     def call() -> None:
         if numbers:
-            from .dialer import place_call
-
             place_call(s.phone, numbers[0])
 
     def text() -> None:

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from .. import db
-from ..layout import Item, Screen
-from ..ui import View
-from .base import AppSpec, execute, rows
+from ..storage import db
+from ..system.registry import AppSpec
+from ..ui.layout import Screen
+from ..ui.view import View
+from ..ui.widgets import Item
+from .base import execute, rows
+from .messages import contact_name
 
 APP = AppSpec("com.google.android.dialer", "Phone", (26, 115, 232))
 KEYS = "123456789*0#"
 
 
+@APP.handles("tel")
 def place_call(phone, number: str) -> None:
     """An outgoing call: a row in the call log and the in-call screen."""
-    from .messages import contact_name
-
     name = contact_name(phone, number)
     execute(
         phone,
@@ -87,8 +89,6 @@ def keypad(s: Screen) -> None:
 
 @APP.screen("incall", "com.android.incallui.InCallActivity")
 def incall(s: Screen) -> None:
-    from .messages import contact_name
-
     number = s.state.get("number", "")
     s.y += s.px(200)
     s.text(contact_name(s.phone, number), size=72, rid="contactgrid_contact_name", height=200)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import posixpath
 import shutil
 
-from ..layout import Item, Screen
-from .base import AppSpec
+from ..system.registry import AppSpec
+from ..ui.layout import Screen
+from ..ui.widgets import Item
 
 APP = AppSpec("com.google.android.documentsui", "Files", (26, 115, 232))
 

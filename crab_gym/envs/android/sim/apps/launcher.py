@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ..clock import home_date
-from ..layout import Screen
-from ..theme import app_icon
-from ..ui import View
-from .base import AppSpec
+from ..system.clock import home_date
+from ..system.registry import APPS, LAUNCHER, AppSpec
+from ..ui.layout import Screen
+from ..ui.theme import app_icon
+from ..ui.view import View
 
-APP = AppSpec("com.google.android.apps.nexuslauncher", "Pixel Launcher", (66, 133, 244), in_drawer=False)
+APP = AppSpec(LAUNCHER, "Pixel Launcher", (66, 133, 244), in_drawer=False)
 HOME_APPS = [
     "com.google.android.dialer",
     "com.google.android.apps.messaging",
@@ -23,8 +23,6 @@ def _icons(
     s: Screen, packages: list[str], top: int, cols: int = 4, rid: str = "icon", ink: str = "text"
 ) -> int:
     """A grid of app icons (a coloured circle with the app's glyph) with their labels below."""
-    from . import APPS
-
     cell_w = s.right // cols
     cell_h = s.px(300)
     for i, pkg in enumerate(packages):
@@ -89,8 +87,6 @@ def _swipe(s: Screen):
 
 @APP.screen("home", "com.google.android.apps.nexuslauncher.NexusLauncherActivity")
 def home(s: Screen) -> None:
-    from . import APPS
-
     s.state["on_swipe"] = _swipe(s)
     s.root.rid = ""
     if s.state.get("drawer"):
@@ -125,7 +121,7 @@ def home(s: Screen) -> None:
     )
     s.view(
         cls="android.widget.TextView",
-        text=home_date(s.phone),  # the phone's clock (clock.py)
+        text=home_date(s.phone),  # the phone's clock (system/clock.py)
         rid="date",
         fg=s.c["on_wallpaper"],
         size=s.px(60),

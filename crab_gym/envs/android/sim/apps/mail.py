@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from .. import db
-from ..layout import Item, Screen
-from .base import AppSpec, execute, fields, rows
+from ..storage import db
+from ..system.registry import AppSpec
+from ..ui.layout import Screen
+from ..ui.widgets import Item
+from .base import execute, fields, rows
 
 APP = AppSpec("com.google.android.gm", "Gmail", (234, 67, 53))
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from .. import db
-from ..layout import Item, Screen
-from .base import AppSpec, rows
+from ..storage import db
+from ..system.registry import AppSpec
+from ..ui.layout import Screen
+from ..ui.widgets import Item
+from .base import rows
 
 APP = AppSpec("com.google.android.apps.messaging", "Messages", (11, 87, 208))
 # the conversation (threads row) with an address, as the telephony provider finds it

@@ -3,10 +3,11 @@ settings tables."""
 
 from __future__ import annotations
 
-from ..layout import Item, Screen
-from ..providers import get_setting, put_setting
-from ..ui import View
-from .base import AppSpec
+from ..system.providers import get_setting, put_setting
+from ..system.registry import AppSpec
+from ..ui.layout import Screen
+from ..ui.view import View
+from ..ui.widgets import Item
 
 APP = AppSpec("com.android.settings", "Settings", (95, 99, 104))
 PAGES = [  # (title, summary, screen, Material icon)

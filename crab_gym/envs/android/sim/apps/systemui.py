@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from ..theme import palette
-from ..ui import View
+from ..system.clock import status_bar_time
+from ..system.providers import get_setting, put_setting
+from ..ui.theme import palette
+from ..ui.view import View
 
 PKG = "com.android.systemui"
 
@@ -16,8 +18,6 @@ STATUS_ICONS = (  # (Material icon, resource id, content description), left to r
 
 
 def decorate(phone, root: View) -> None:
-    from ..clock import status_bar_time
-
     c = palette(phone.dark)
     w, h, s = phone.width, phone.height, phone.width / 1080
     # over a wallpaper (the home screen) the bars are see-through, as on a Pixel
@@ -37,7 +37,7 @@ def decorate(phone, root: View) -> None:
             cls="android.widget.TextView",
             package=PKG,
             rid=f"{PKG}:id/clock",
-            text=status_bar_time(phone),  # the phone's clock (clock.py; `date` sets it)
+            text=status_bar_time(phone),  # the phone's clock (system/clock.py; `date` sets it)
             bounds=(int(48 * s), 0, int(300 * s), phone.status_h),
             fg=ink,
             size=int(40 * s),
@@ -120,8 +120,6 @@ QS_TILES = [  # (label, settings namespace, key, on value, off value, Material i
 
 def shade(phone, root: View) -> None:
     """The pulled-down quick settings panel: one toggle tile per setting."""
-    from ..providers import get_setting, put_setting
-
     c = palette(phone.dark)
     w, s = phone.width, phone.width / 1080
     top, h = phone.status_h, int(900 * s)

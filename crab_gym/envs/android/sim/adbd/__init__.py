@@ -1,0 +1,1 @@
+"""adbd: the adb wire protocol, the device server and its services (shell, sync, exec)."""

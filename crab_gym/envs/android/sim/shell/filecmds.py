@@ -1,0 +1,239 @@
+"""File commands of the phone's shell: ls, rm, mkdir, touch, cp, mv, cd, pwd, stat, find."""
+
+from __future__ import annotations
+
+import shutil
+import stat as st
+import time
+
+from .context import REGISTRY, CommandFn, Ctx, command, split_flags
+from .tokens import ShellError
+
+
+def _path(ctx: Ctx, name: str) -> str:
+    return ctx.fs.android_path(name, ctx.shell.cwd)
+
+
+def _mode_str(mode: int) -> str:
+    kind = "d" if st.S_ISDIR(mode) else "l" if st.S_ISLNK(mode) else "-"
+    bits = "".join(c if mode & (1 << (8 - i)) else "-" for i, c in enumerate("rwxrwxrwx"))
+    return kind + bits
+
+
+@command("ls")
+def _ls(ctx: Ctx, args: list[str]) -> int:
+    flags, _, names = split_flags(args, "laA1RdhtrsFn")
+    code = 0
+    targets = names or ["."]
+    if "R" in flags:
+        flags.discard("R")
+        found = []
+        for name in targets:
+            host = ctx.fs.resolve(name, ctx.shell.cwd)
+            stack = [(host, name.rstrip("/") or "/")]
+            while stack:
+                h, shown = stack.pop(0)
+                if h.is_dir():
+                    found.append(shown)
+                    stack[0:0] = [
+                        (c, f"{shown.rstrip('/')}/{c.name}") for c in sorted(h.iterdir()) if c.is_dir()
+                    ]
+        targets = found or targets
+    for k, name in enumerate(targets):
+        host = ctx.fs.resolve(name, ctx.shell.cwd)
+        if not host.exists():
+            ctx.eprint(f"ls: {name}: No such file or directory")
+            code = 1
+            continue
+        if host.is_dir() and "d" not in flags:
+            entries = sorted(p.name for p in host.iterdir())
+            if "a" in flags:
+                entries = [".", ".."] + entries
+            elif "A" not in flags:
+                entries = [e for e in entries if not e.startswith(".")]
+            if len(targets) > 1:
+                ctx.print(("\n" if k else "") + f"{name}:")
+            items = [(e, host / e if e not in (".", "..") else host) for e in entries]
+        else:
+            items = [(name, host)]
+        if "l" in flags:
+            if host.is_dir() and "d" not in flags:
+                ctx.print(f"total {len(items) * 8}")
+            for e, h in items:
+                s = h.stat()
+                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.st_mtime))
+                if ctx.fs.is_device(ctx.fs.to_android(h)):
+                    ctx.print(f"crw-rw-rw- 1 root root   1,   3 {when} {e}")
+                    continue
+                group = "sdcard_rw" if ctx.fs.to_android(h).startswith("/sdcard") else "root"
+                ctx.print(f"{_mode_str(s.st_mode)} 1 root {group} {s.st_size:>8} {when} {e}")
+        else:
+            for e, _h in items:
+                ctx.print(e)
+    return code
+
+
+@command("find")
+def _find(ctx: Ctx, args: list[str]) -> int:
+    import fnmatch
+
+    roots = []
+    while args and not args[0].startswith("-"):
+        roots.append(args.pop(0))
+    tests: list[tuple[str, str]] = []
+    maxdepth = 1 << 30
+    while args:
+        opt = args.pop(0)
+        if opt in ("-name", "-iname", "-type") and args:
+            tests.append((opt, args.pop(0)))
+        elif opt == "-maxdepth" and args:
+            maxdepth = int(args.pop(0))
+        elif opt == "-print":
+            pass
+        else:
+            raise ShellError(f"Unknown option '{opt}'", 1)
+    code = 0
+    for root in roots or ["."]:
+        base = ctx.fs.resolve(root, ctx.shell.cwd)
+        if not base.exists():
+            ctx.eprint(f"find: {root}: No such file or directory")
+            code = 1
+            continue
+        todo = [(base, root.rstrip("/") or "/", 0)]
+        while todo:
+            host, shown, depth = todo.pop(0)
+            ok = True
+            for opt, val in tests:
+                if opt == "-name":
+                    ok = ok and fnmatch.fnmatchcase(host.name if depth else shown.rsplit("/", 1)[-1], val)
+                elif opt == "-iname":
+                    ok = ok and fnmatch.fnmatch(host.name.lower(), val.lower())
+                elif opt == "-type":
+                    ok = ok and ((val == "d") == host.is_dir())
+            if ok:
+                ctx.print(shown)
+            if host.is_dir() and depth < maxdepth:
+                todo[0:0] = [(c, f"{shown.rstrip('/')}/{c.name}", depth + 1) for c in sorted(host.iterdir())]
+    return code
+
+
+@command("rm")
+def _rm(ctx: Ctx, args: list[str]) -> int:
+    flags, _, names = split_flags(args, "rRfvd")
+    code = 0
+    for name in names:
+        host = ctx.fs.resolve(name, ctx.shell.cwd)
+        if host == ctx.fs.root:
+            ctx.eprint("rm: /: refusing to remove the root")
+            code = 1
+        elif not host.exists() and not host.is_symlink():
+            if "f" not in flags:
+                ctx.eprint(f"rm: {name}: No such file or directory")
+                code = 1
+        elif host.is_dir() and not host.is_symlink():
+            if flags & {"r", "R"}:
+                shutil.rmtree(host)
+            elif "d" in flags:
+                host.rmdir()
+            else:
+                ctx.eprint(f"rm: {name}: Is a directory")
+                code = 1
+        else:
+            host.unlink()
+    return code
+
+
+@command("mkdir")
+def _mkdir(ctx: Ctx, args: list[str]) -> int:
+    flags, _, names = split_flags(args, "pv", "m")
+    code = 0
+    for name in names:
+        host = ctx.fs.resolve(name, ctx.shell.cwd)
+        if host.exists():
+            if "p" not in flags:
+                ctx.eprint(f"mkdir: '{name}': File exists")
+                code = 1
+            continue
+        if not host.parent.exists() and "p" not in flags:
+            ctx.eprint(f"mkdir: '{name}': No such file or directory")
+            code = 1
+            continue
+        host.mkdir(parents=True, exist_ok=True)
+    return code
+
+
+@command("touch")
+def _touch(ctx: Ctx, args: list[str]) -> int:
+    _, _, names = split_flags(args, "acm", "dt")
+    for name in names:
+        host = ctx.fs.resolve(name, ctx.shell.cwd)
+        if not host.parent.exists():
+            ctx.eprint(f"touch: '{name}': No such file or directory")
+            return 1
+        host.touch()
+    return 0
+
+
+def _copy_or_move(move: bool) -> CommandFn:
+    def run(ctx: Ctx, args: list[str]) -> int:
+        flags, _, names = split_flags(args, "rRfpainv")
+        if len(names) < 2:
+            raise ShellError("needs 2 arguments", 1)
+        dest = ctx.fs.resolve(names[-1], ctx.shell.cwd)
+        for name in names[:-1]:
+            src = ctx.fs.resolve(name, ctx.shell.cwd)
+            if not src.exists():
+                raise ShellError(f"bad '{name}': No such file or directory")
+            target = dest / src.name if dest.is_dir() else dest
+            if not target.parent.exists():
+                raise ShellError(f"'{names[-1]}': No such file or directory")
+            if ctx.fs.is_device(ctx.fs.to_android(target)):  # cp x /dev/null: the bytes go nowhere
+                continue
+            if ctx.fs.is_device(ctx.fs.to_android(src)) and not move:
+                ctx.fs.write_bytes(ctx.fs.to_android(target), ctx.fs.read_bytes(ctx.fs.to_android(src)))
+                continue
+            if move:
+                shutil.move(str(src), str(target))
+            elif src.is_dir():
+                if not flags & {"r", "R", "a"}:
+                    raise ShellError(f"Skipped dir '{name}'")
+                shutil.copytree(src, target, dirs_exist_ok=True)
+            else:
+                shutil.copyfile(src, target)
+        return 0
+
+    return run
+
+
+REGISTRY["cp"] = _copy_or_move(False)
+REGISTRY["mv"] = _copy_or_move(True)
+
+
+@command("pwd")
+def _pwd(ctx: Ctx, args: list[str]) -> int:
+    ctx.print(ctx.shell.cwd)
+    return 0
+
+
+@command("cd")
+def _cd(ctx: Ctx, args: list[str]) -> int:
+    path = _path(ctx, args[0] if args else "/")
+    if not ctx.fs.resolve(path).is_dir():
+        raise ShellError(f"{args[0]}: No such file or directory", 2)
+    ctx.shell.cwd = path
+    return 0
+
+
+@command("stat")
+def _stat(ctx: Ctx, args: list[str]) -> int:
+    _, vals, names = split_flags(args, "L", "c")
+    for name in names:
+        s = ctx.fs.resolve(name, ctx.shell.cwd).stat()
+        fmt = vals.get("c")
+        if fmt:
+            ctx.print(
+                fmt.replace("%s", str(s.st_size)).replace("%Y", str(int(s.st_mtime))).replace("%n", name)
+            )
+        else:
+            ctx.print(f"  File: {name}\n  Size: {s.st_size}")
+    return 0

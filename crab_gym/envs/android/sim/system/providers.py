@@ -1,0 +1,359 @@
+"""Content providers over the phone's databases, and the `content`, `settings` and `sqlite3` commands."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..shell.context import Ctx, command
+from ..shell.tokens import ShellError
+from ..storage import db
+
+
+@dataclass(frozen=True)
+class Provider:
+    path: str  # Android path of the database
+    table: str  # table or view queried
+    write_table: str = ""  # table inserts/updates/deletes go to ("" = read-only)
+    where: str = ""  # the uri's implied filter
+    implied: dict[str, object] = field(default_factory=dict)  # columns an insert gets from the uri
+
+
+def _settings(name: str) -> Provider:
+    return Provider(db.SETTINGS_DB, name, name)
+
+
+PROVIDERS = {
+    "content://com.android.contacts/contacts": Provider(db.CONTACTS_DB, "view_contacts", "raw_contacts"),
+    "content://com.android.contacts/raw_contacts": Provider(
+        db.CONTACTS_DB, "raw_contacts", "raw_contacts", "deleted = 0"
+    ),
+    "content://com.android.contacts/data": Provider(db.CONTACTS_DB, "view_data", "data"),
+    "content://com.android.contacts/data/phones": Provider(db.CONTACTS_DB, "view_phones", "data"),
+    "content://com.android.contacts/data/emails": Provider(db.CONTACTS_DB, "view_emails", "data"),
+    "content://contacts/people": Provider(db.CONTACTS_DB, "view_people", "raw_contacts"),
+    "content://contacts/phones": Provider(db.CONTACTS_DB, "view_phones", "data"),
+    "content://sms": Provider(db.SMS_DB, "sms", "sms"),
+    "content://sms/inbox": Provider(db.SMS_DB, "sms", "sms", "type = 1", {"type": 1}),
+    "content://sms/sent": Provider(db.SMS_DB, "sms", "sms", "type = 2", {"type": 2}),
+    "content://sms/draft": Provider(db.SMS_DB, "sms", "sms", "type = 3", {"type": 3}),
+    "content://sms/outbox": Provider(db.SMS_DB, "sms", "sms", "type = 4", {"type": 4}),
+    "content://mms-sms/conversations": Provider(db.SMS_DB, "threads", "threads"),
+    "content://call_log/calls": Provider(db.CALLLOG_DB, "calls", "calls"),
+    "content://com.android.calendar/events": Provider(db.CALENDAR_DB, "Events", "Events", "deleted = 0"),
+    "content://com.android.calendar/calendars": Provider(db.CALENDAR_DB, "Calendars", "Calendars"),
+    "content://media/external/file": Provider(db.MEDIA_DB, "files", "files"),
+    "content://media/external/images/media": Provider(
+        db.MEDIA_DB, "files", "files", "media_type = 1", {"media_type": 1}
+    ),
+    "content://media/external/audio/media": Provider(
+        db.MEDIA_DB, "files", "files", "media_type = 2", {"media_type": 2}
+    ),
+    "content://media/external/video/media": Provider(
+        db.MEDIA_DB, "files", "files", "media_type = 3", {"media_type": 3}
+    ),
+    "content://settings/system": _settings("system"),
+    "content://settings/secure": _settings("secure"),
+    "content://settings/global": _settings("global"),
+}
+CONTACT_VIEWS = {"view_contacts", "view_people"}
+
+
+def lookup(uri: str) -> tuple[Provider, str]:
+    """The provider of a uri and the extra filter of a trailing /<id>."""
+    uri = uri.rstrip("/")
+    if uri in PROVIDERS:
+        return PROVIDERS[uri], ""
+    base, _, last = uri.rpartition("/")
+    if last.isdigit() and base in PROVIDERS:
+        return PROVIDERS[base], f"_id = {int(last)}"
+    raise ShellError(
+        f"[ERROR] Unsupported argument: {uri}\nError while accessing provider:{uri.split('/')[2:3]}"
+    )
+
+
+def _where(*parts: str) -> str:
+    parts_ = [f"({p})" for p in parts if p]
+    return (" WHERE " + " AND ".join(parts_)) if parts_ else ""
+
+
+def query(
+    phone, uri: str, projection: list[str] | None = None, where: str = "", sort: str = ""
+) -> list[dict]:
+    prov, extra = lookup(uri)
+    cols = ", ".join(f'"{c}"' for c in projection) if projection else "*"
+    sql = f"SELECT {cols} FROM {prov.table}{_where(prov.where, extra, where)}"
+    if sort:
+        sql += f" ORDER BY {sort}"
+    with phone.lock:
+        return [dict(r) for r in phone.readers.rows(prov.path, sql, named=True)]
+
+
+def insert(phone, uri: str, values: dict[str, object]) -> int:
+    prov, _ = lookup(uri)
+    values = {**prov.implied, **values}
+    with phone.lock, db.connect(phone.fs, prov.path) as c:
+        if prov.table in CONTACT_VIEWS or prov.table == "raw_contacts":
+            name = str(values.get("name", values.get("display_name", "")))
+            return db.add_contact(
+                c, name, str(values.get("number", "") or ""), str(values.get("email", "") or "")
+            )
+        if prov.write_table == "data":
+            mime = values.pop("mimetype", db.PHONE_MIME if prov.table == "view_phones" else db.EMAIL_MIME)
+            mid = c.execute("SELECT _id FROM mimetypes WHERE mimetype = ?", (mime,)).fetchone()
+            if mid is None:
+                raise ShellError(f"unknown mimetype {mime}")
+            values = {
+                k: v
+                for k, v in values.items()
+                if k in ("raw_contact_id", "data1", "data2", "data3", "is_primary")
+            }
+            values["mimetype_id"] = mid[0]
+        if prov.write_table == "sms":
+            values.setdefault("type", 1)
+            values.setdefault("date", db.NOW_MS)
+            values.setdefault("thread_id", db.thread_id_for(c, str(values.get("address", ""))))
+        if not prov.write_table:
+            raise ShellError(f"{uri} is read-only")
+        if prov.write_table in ("system", "secure", "global") and "name" in values:
+            pass
+        keys = list(values)
+        cur = c.execute(
+            f"INSERT INTO {prov.write_table} ({', '.join(keys)}) VALUES ({', '.join('?' * len(keys))})",
+            [values[k] for k in keys],
+        )
+        return int(cur.lastrowid or 0)
+
+
+def _target_ids(c: sqlite3.Connection, prov: Provider, extra: str, where: str) -> str:
+    if prov.table in CONTACT_VIEWS:
+        return f"contact_id IN (SELECT _id FROM {prov.table}{_where(extra, where)})"
+    if prov.table != prov.write_table:
+        return f"_id IN (SELECT _id FROM {prov.table}{_where(extra, where)})"
+    return " AND ".join(f"({p})" for p in (prov.where, extra, where) if p) or "1"
+
+
+def delete(phone, uri: str, where: str = "") -> int:
+    prov, extra = lookup(uri)
+    if not prov.write_table:
+        raise ShellError(f"{uri} is read-only")
+    with phone.lock, db.connect(phone.fs, prov.path) as c:
+        cond = _target_ids(c, prov, extra, where)
+        if prov.write_table == "raw_contacts":
+            c.execute(f"DELETE FROM data WHERE raw_contact_id IN (SELECT _id FROM raw_contacts WHERE {cond})")
+        if prov.write_table == "threads":  # a conversation delete takes its messages with it
+            c.execute(f"DELETE FROM sms WHERE thread_id IN (SELECT _id FROM threads WHERE {cond})")
+        count = c.execute(f"DELETE FROM {prov.write_table} WHERE {cond}").rowcount
+        if prov.path == db.SMS_DB:
+            db.update_threads(c)
+        return count
+
+
+def update(phone, uri: str, values: dict[str, object], where: str = "") -> int:
+    prov, extra = lookup(uri)
+    if not prov.write_table or not values:
+        raise ShellError(f"{uri} is read-only")
+    with phone.lock, db.connect(phone.fs, prov.path) as c:
+        cond = _target_ids(c, prov, extra, where)
+        sets = ", ".join(f"{k} = ?" for k in values)
+        return c.execute(f"UPDATE {prov.write_table} SET {sets} WHERE {cond}", list(values.values())).rowcount
+
+
+# --- settings ---------------------------------------------------------------------------------------------
+
+
+def get_setting(phone, namespace: str, name: str) -> str | None:
+    with phone.lock:
+        sql = f"SELECT value FROM {_ns(namespace)} WHERE name = ?"
+        rows = phone.readers.rows(db.SETTINGS_DB, sql, (name,))
+    return rows[0][0] if rows else None
+
+
+def put_setting(phone, namespace: str, name: str, value: str | None) -> None:
+    with phone.lock, db.connect(phone.fs, db.SETTINGS_DB) as c:
+        if value is None:
+            c.execute(f"DELETE FROM {_ns(namespace)} WHERE name = ?", (name,))
+        else:
+            c.execute(f"INSERT INTO {_ns(namespace)} (name, value) VALUES (?, ?)", (name, value))
+    phone.invalidate()
+
+
+def _ns(namespace: str) -> str:
+    if namespace not in ("system", "secure", "global"):
+        raise ShellError(f"Invalid namespace '{namespace}'. Must be one of: system, secure, global", 255)
+    return namespace
+
+
+@command("settings")
+def _settings_cmd(ctx: Ctx, args: list[str]) -> int:
+    args = [a for a in args if not a.startswith("--user")]
+    if len(args) >= 3 and args[0] == "get":
+        value = get_setting(ctx.phone, args[1], args[2])
+        ctx.print("null" if value is None else value)
+    elif len(args) >= 4 and args[0] == "put":
+        put_setting(ctx.phone, args[1], args[2], args[3])
+    elif len(args) >= 3 and args[0] == "delete":
+        put_setting(ctx.phone, args[1], args[2], None)
+        ctx.print("Deleted 1 rows")
+    elif len(args) >= 2 and args[0] == "list":
+        with ctx.phone.lock:
+            sql = f"SELECT name, value FROM {_ns(args[1])} ORDER BY name"
+            rows = ctx.phone.readers.rows(db.SETTINGS_DB, sql)
+        for name, value in rows:
+            ctx.print(f"{name}={value}")
+    else:
+        ctx.eprint(
+            "usage:  settings [--user <USER_ID> | current] get namespace key\n"
+            "        settings [--user <USER_ID> | current] put namespace key value\n"
+            "        settings [--user <USER_ID> | current] list namespace"
+        )
+        return 255
+    return 0
+
+
+# --- content ----------------------------------------------------------------------------------------------
+
+BIND_TYPES: dict[str, Callable[[str], object]] = {
+    "s": str,
+    "i": int,
+    "l": int,
+    "f": float,
+    "d": float,
+    "b": lambda v: int(v.lower() == "true"),
+}
+
+
+def _parse_content_args(args: list[str]) -> dict:
+    opts: dict = {"bind": {}}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--uri", "--projection", "--where", "--sort", "--user", "--arg", "--extra", "--method"):
+            if i + 1 >= len(args):
+                raise ShellError(f'[ERROR] Argument expected after "{a}"')
+            opts[a[2:]] = args[i + 1]
+            i += 2
+        elif a == "--bind":
+            if i + 1 >= len(args):
+                raise ShellError('[ERROR] Argument expected after "--bind"')
+            m = re.fullmatch(r"([^:]+):([sbilfdn]):?(.*)", args[i + 1], re.S)
+            if not m:
+                raise ShellError(f"[ERROR] Invalid binding: {args[i + 1]}")
+            name, kind, value = m.groups()
+            opts["bind"][name] = None if kind == "n" else BIND_TYPES[kind](value)
+            i += 2
+        else:
+            raise ShellError(f"[ERROR] Unsupported argument: {a}")
+    return opts
+
+
+def _fmt(v: object) -> str:
+    if v is None:
+        return "NULL"
+    if isinstance(v, bytes):
+        return "BLOB"
+    return str(v)
+
+
+@command("content")
+def _content(ctx: Ctx, args: list[str]) -> int:
+    if not args or args[0] not in ("query", "insert", "delete", "update"):
+        ctx.eprint(
+            "usage: adb shell content [subcommand] [options]\n\n"
+            "  content query --uri <URI> [--projection <PROJECTION>] [--where <WHERE>] [--sort <ORDER>]"
+        )
+        return 1
+    opts = _parse_content_args(args[1:])
+    uri = opts.get("uri")
+    if not uri:
+        raise ShellError("[ERROR] Content provider URI not specified. Did you specify --uri argument?")
+    where = opts.get("where", "")
+    try:
+        if args[0] == "query":
+            proj = [p for p in re.split(r"[:,]", opts["projection"]) if p] if "projection" in opts else None
+            rows = query(ctx.phone, uri, proj, where, opts.get("sort", ""))
+            if not rows:
+                ctx.print("No result found.")
+            for n, row in enumerate(rows):
+                ctx.print(f"Row: {n} " + ", ".join(f"{k}={_fmt(v)}" for k, v in row.items()))
+        elif args[0] == "insert":
+            insert(ctx.phone, uri, opts["bind"])
+        elif args[0] == "delete":
+            delete(ctx.phone, uri, where)
+        else:
+            update(ctx.phone, uri, opts["bind"], where)
+    except sqlite3.Error as e:
+        raise ShellError(
+            f"Error while accessing provider:{uri}\nandroid.database.sqlite.SQLiteException: {e}"
+        ) from e
+    if args[0] != "query":  # a read changes nothing on screen: keep the rendered frame
+        ctx.phone.invalidate()
+    return 0
+
+
+@command("sqlite3")
+def _sqlite3(ctx: Ctx, args: list[str]) -> int:
+    header, sep, rest = False, "|", []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-header", "--header"):
+            header = True
+        elif a in ("-noheader", "-list", "-batch", "-bail"):
+            pass
+        elif a == "-csv":
+            sep = ","
+        elif a == "-separator" and i + 1 < len(args):
+            sep = args[i + 1]
+            i += 1
+        elif a.startswith("-"):
+            raise ShellError(f"Error: unknown option: {a}")
+        else:
+            rest.append(a)
+        i += 1
+    if not rest:
+        raise ShellError("Error: no database given (in-memory databases are not supported here)")
+    path = ctx.fs.android_path(rest[0], ctx.shell.cwd)
+    sql = " ".join(rest[1:]) if len(rest) > 1 else ctx.stdin.decode("utf-8", "replace")
+    host = ctx.fs.resolve(path)
+    host.parent.mkdir(parents=True, exist_ok=True)
+    with ctx.phone.lock:
+        conn = db.open_db(host, isolation_level=None)
+        conn.set_authorizer(_inside_sandbox)
+        try:
+            for stmt in _statements(sql):
+                cur = conn.execute(stmt)
+                if header and cur.description:
+                    ctx.print(sep.join(d[0] for d in cur.description))
+                for row in cur:
+                    ctx.print(sep.join("" if v is None else str(v) for v in row))
+        except sqlite3.Error as e:
+            ctx.eprint(f"Error: {e}")
+            return 1
+        finally:
+            if conn.total_changes > 0:  # only a write can change what the apps show
+                ctx.phone.invalidate()
+            conn.close()
+    return 0
+
+
+def _inside_sandbox(action: int, *_: object) -> int:
+    """SQLite authorizer: ATTACH and VACUUM INTO name files by host path, outside the phone's sandbox."""
+    return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_ATTACH else sqlite3.SQLITE_OK
+
+
+def _statements(sql: str) -> list[str]:
+    out, buf = [], ""
+    for part in sql.split(";"):
+        buf += part
+        if sqlite3.complete_statement(buf + ";"):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+        else:
+            buf += ";"
+    if buf.strip().rstrip(";").strip():
+        out.append(buf.strip())
+    return out

@@ -1,0 +1,56 @@
+"""The simulated phone's layout as normalised tap points (at 1080x2400, so they hold at any size of the same
+aspect), and the step builders the android templates share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from crab_gym.core.tasks import Step
+
+ENV = "android"
+PLATFORMS = ("android",)
+
+# ---- the layout (normalised points on the simulated phone) -----------------------------------------------
+HOME = {
+    "calendar": (0.125, 0.3167),
+    "clock": (0.375, 0.3167),
+    "keep": (0.625, 0.3167),
+    "phone": (0.1, 0.775),
+    "messages": (0.3, 0.775),
+    "contacts": (0.5, 0.775),
+    "settings": (0.7, 0.775),
+    "camera": (0.9, 0.775),
+    "gmail": (0.875, 0.3167),
+}
+DRAWER = {"files": (0.125, 0.3333), "tasks": (0.625, 0.4583)}
+FAB = (0.848, 0.8775)  # the round "+" button at the bottom right of list screens
+SAVE = (0.867, 0.0808)  # "Save" at the right of an editor's app bar
+FIELDS = (0.1525, 0.2258, 0.2992, 0.3725, 0.4458)  # y of an editor's 1st..5th text field
+ROWS = tuple(0.1575 + i * 0.0833 for i in range(9))  # y of list rows under an app bar
+SWITCH = (0.875, 0.1533)  # the first switch of a settings page
+SDCARD_DOWNLOAD_ROW = 4  # /sdcard: Alarms, Android, DCIM, Documents, Download, ...
+SEEDED_TASKS = 3
+NETWORK_SWITCHES = {"wifi": (0.875, 0.1533), "mobile_data": (0.875, 0.2283), "airplane": (0.875, 0.3033)}
+
+
+def step(action: str, **params: Any) -> Step:
+    return Step(ENV, action, params)
+
+
+def tap(point: tuple[float, float]) -> Step:
+    return step("tap", point=point)
+
+
+def launch(app: str) -> list[Step]:
+    """Go to the home screen (a previous sub-task may have left an app open) and tap the app's icon."""
+    return [step("press", button="home"), tap(HOME[app])]
+
+
+def field(i: int) -> Step:
+    return tap((0.5, FIELDS[i]))
+
+
+def android(envs: Mapping[str, Any]) -> Any:
+    return envs[ENV]

@@ -1,0 +1,100 @@
+"""Settings, camera and files templates."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from crab_gym.core.tasks import SubTaskTemplate
+from crab_gym.envs.android import evaluators as ev
+from crab_gym.tasks.templates.android.layout import (
+    DRAWER,
+    NETWORK_SWITCHES,
+    PLATFORMS,
+    ROWS,
+    SDCARD_DOWNLOAD_ROW,
+    SWITCH,
+    android,
+    launch,
+    step,
+    tap,
+)
+
+# ---- settings ---------------------------------------------------------------------------------------------
+
+SETTINGS_DARK_THEME = SubTaskTemplate(
+    id="settings_dark_theme",
+    description="In the Settings app, turn on the dark theme (under Display).",
+    attributes={},
+    evaluator=lambda: [ev.dark_theme(on=True)],
+    solution=lambda: [*launch("settings"), tap((0.5, ROWS[2])), tap(SWITCH)],
+    platforms=PLATFORMS,
+    apps=("com.android.settings",),
+)
+
+SETTINGS_BLUETOOTH_ON = SubTaskTemplate(
+    id="settings_bluetooth_on",
+    description="In the Settings app, turn Bluetooth on (under Connected devices).",
+    attributes={},
+    evaluator=lambda: [ev.setting_equals(namespace="global", key="bluetooth_on", value="1")],
+    solution=lambda: [*launch("settings"), tap((0.5, ROWS[1])), tap(SWITCH)],
+    platforms=PLATFORMS,
+    apps=("com.android.settings",),
+)
+
+# ---- camera and files -------------------------------------------------------------------------------------
+
+CAMERA_TAKE_PHOTO = SubTaskTemplate(
+    id="camera_take_photo",
+    description="Open the Camera app and take a photo (it is saved under /sdcard/DCIM/Camera).",
+    attributes={},
+    evaluator=lambda: [ev.app_in_foreground(package="com.android.camera2"), ev.photo_taken(at_least=1)],
+    solution=lambda: [*launch("camera"), tap((0.5, 0.8583))],
+    platforms=PLATFORMS,
+    apps=("com.android.camera2",),
+)
+
+
+def _files_delete_setup(envs: Mapping[str, Any], filename: str) -> None:
+    android(envs).write_file(f"/sdcard/Download/{filename}", f"Contents of {filename}\n")
+
+
+FILES_DELETE = SubTaskTemplate(
+    id="files_delete",
+    description=(
+        "Using the Files app (in the app drawer), delete the file {filename} from the Download folder of "
+        "the phone's internal storage (touch and hold a file to delete it)."
+    ),
+    attributes={"filename": "filename"},
+    evaluator=lambda filename: [ev.file_absent(path=f"/sdcard/Download/{filename}")],
+    setup=_files_delete_setup,
+    solution=lambda filename: [
+        step("open_app_drawer"),
+        tap(DRAWER["files"]),
+        tap((0.5, ROWS[SDCARD_DOWNLOAD_ROW])),
+        step("long_tap", point=(0.5, ROWS[0])),  # the only file in Download
+    ],
+    platforms=PLATFORMS,
+    apps=("com.google.android.documentsui",),
+)
+
+
+SETTINGS_WIFI_OFF = SubTaskTemplate(
+    id="settings_wifi_off",
+    description="In the Settings app, turn Wi-Fi off (under Network & internet).",
+    attributes={},
+    evaluator=lambda: [ev.setting_equals(namespace="global", key="wifi_on", value="0")],
+    solution=lambda: [*launch("settings"), tap((0.5, ROWS[0])), tap(NETWORK_SWITCHES["wifi"])],
+    platforms=PLATFORMS,
+    apps=("com.android.settings",),
+)
+
+SETTINGS_AIRPLANE_MODE = SubTaskTemplate(
+    id="settings_airplane_mode",
+    description="In the Settings app, turn on airplane mode (under Network & internet).",
+    attributes={},
+    evaluator=lambda: [ev.setting_equals(namespace="global", key="airplane_mode_on", value="1")],
+    solution=lambda: [*launch("settings"), tap((0.5, ROWS[0])), tap(NETWORK_SWITCHES["airplane"])],
+    platforms=PLATFORMS,
+    apps=("com.android.settings",),
+)

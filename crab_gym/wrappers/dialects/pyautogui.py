@@ -1,0 +1,250 @@
+"""pyautogui code, as OSWorld's and AgentStudio's agents write it; several calls per step.
+
+``pyautogui.click(640, 400)``, ``pyautogui.hotkey('ctrl', 's')``, ``time.sleep(1)``, OSWorld's ``WAIT`` /
+``DONE`` / ``FAIL``. A ```python block in a reply is read, else the whole text. The code is parsed with
+:mod:`ast` and never run (see :mod:`crab_gym.wrappers.dialects.calls` for what is refused); ``import
+pyautogui`` and ``import time`` are accepted and do nothing. Coordinates are pixels of the frame the agent
+was shown. ``keyDown``/``keyUp`` hold keys within the step: a press while held is a chord; ``mouseDown`` /
+``mouseUp`` in one step are a drag (on the phone a swipe, or a long press where it starts). Keys or buttons
+still held at the end of the step are refused (nothing stays held across steps). ``time.sleep`` under a
+second is dropped (every action already waits for the screen to settle); longer is a ``wait``. ``DONE``
+and ``FAIL`` end the episode (``complete``). On a multi-device env a call names its device with
+``device='android'``; a call without one acts on the device of the call before it in the step.
+``pyautogui.write`` with ``device='android'`` types on the phone, ``pyautogui.press('enter'|'esc'|'home')``
+presses its buttons.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crab_gym.core.actions import InvalidAction
+from crab_gym.wrappers.dialects.base import Act, Context, Dialect, device_sizes
+from crab_gym.wrappers.dialects.calls import Call, code_of, parse_calls
+
+NAMES = ("click", "doubleClick", "rightClick", "middleClick", "tripleClick", "moveTo", "dragTo", "scroll",
+         "hscroll", "vscroll", "write", "typewrite", "press", "hotkey", "keyDown", "keyUp", "mouseDown",
+         "mouseUp")  # fmt: skip
+ALLOWED = frozenset({f"pyautogui.{n}" for n in NAMES} | {"time.sleep"})
+BARE = ("WAIT", "DONE", "FAIL")
+CLICK_KINDS = {"click": "click", "doubleClick": "double_click", "rightClick": "right_click",
+               "middleClick": "middle_click", "tripleClick": "triple_click", "moveTo": "move"}  # fmt: skip
+
+
+class PyAutoGUI(Dialect):
+    name = "pyautogui"
+    naming = "a device= argument: pyautogui.click(540, 1200, device='android')"
+
+    def parse(self, action: Any, ctx: Context) -> list[Act]:
+        calls = parse_calls(code_of(action), ALLOWED, bare=BARE, imports=("pyautogui", "time"))
+        if not calls:
+            raise InvalidAction("no pyautogui call in the code")
+        step = _Step(ctx, self.naming)
+        for c in calls:
+            step.add(c)
+        return step.finish()
+
+    def render_one(self, act: Act, ctx: Context) -> str:
+        return _render(act, ctx)
+
+    def render(self, acts: Any, ctx: Context) -> list[str]:
+        parts = super().render(acts, ctx)  # one code block: the calls run in order in one step
+        return ["\n".join(parts)] if parts else []
+
+    def tool_spec(self, ctx: Context) -> dict[str, Any]:
+        size = device_sizes(ctx)
+        lines = [
+            "Act by writing Python code in a ```python block, using pyautogui (already imported):",
+            "pyautogui.click(x, y), doubleClick, rightClick, moveTo, dragTo(x, y), scroll(clicks, x, y),",
+            "write(text), press(key), hotkey(k1, k2), keyDown(key), keyUp(key), time.sleep(seconds);",
+            "or answer WAIT, DONE or FAIL alone. Only literal arguments; the code is read, never run.",
+            f"Screens (pixels): {size}.",
+        ]
+        if ctx.default_device is None:
+            lines.append(f"Name the device of every call with {self.naming}.")
+        return {"prompt": "\n".join(lines), "screen": {n: s.shown for n, s in ctx.screens.items()}}
+
+
+class _Step:
+    """The Acts of one block of code, with keys and the mouse button held between its calls."""
+
+    def __init__(self, ctx: Context, naming: str) -> None:
+        self.ctx, self.naming = ctx, naming
+        self.acts: list[Act] = []
+        self.device: str | None = None
+        self.held: list[str] = []
+        self.chorded = False
+        self.down: tuple[str, tuple[float, float]] | None = None
+
+    def add(self, c: Call) -> None:
+        if c.name in BARE:
+            self.acts.append(Act("wait") if c.name == "WAIT" else Act("complete"))
+            return
+        kw = dict(c.kwargs)
+        named = kw.pop("device", None)
+        if c.name == "time.sleep":
+            seconds = _num(c.args[0] if c.args else kw.get("secs"), "time.sleep")
+            if seconds >= 1:
+                self.acts.append(Act("wait", seconds=seconds))
+            return
+        device = self.ctx.device(named if named is not None else self.device, f"name one with {self.naming}")
+        self.device = device
+        name = c.name.split(".", 1)[1]
+        args = list(c.args)
+        if name in ("write", "typewrite"):
+            message = args[0] if args else kw.get("message")
+            if isinstance(message, list):
+                for key in message:
+                    self._keys(device, [key])
+            elif isinstance(message, str) and message:
+                self.acts.append(Act("type", device, text=message))
+            else:
+                raise InvalidAction(f"{name}: the text to type is a non-empty string")
+        elif name in ("press", "hotkey"):
+            keys = args if name == "hotkey" else (args[0] if args else kw.get("keys"))
+            if name == "hotkey" and len(args) == 1 and isinstance(args[0], list):
+                keys = args[0]  # hotkey(['ctrl', 'c'])
+            presses = int(_num(kw.get("presses", 1), "press: presses"))
+            for _ in range(min(max(presses, 1), 32)):
+                if name == "press" and isinstance(keys, list):
+                    for k in keys:
+                        self._keys(device, [k])
+                else:
+                    self._keys(device, keys if isinstance(keys, list) else [keys])
+        elif name == "keyDown":
+            self.held.append(_key(args, kw, name))
+            self.chorded = False
+        elif name == "keyUp":
+            key = _key(args, kw, name)
+            if key not in self.held:
+                raise InvalidAction(f"keyUp({key!r}) without keyDown({key!r}) in the same step")
+            if not self.chorded:
+                self.acts.append(Act("key", device, keys=tuple(self.held)))
+                self.chorded = True
+            self.held.remove(key)
+        elif name in ("scroll", "vscroll", "hscroll"):
+            clicks = int(_num(args[0] if args else kw.get("clicks"), name))
+            point = self._point(device, args[1:], kw, name, required=False)
+            if clicks == 0:
+                raise InvalidAction(f"{name}: clicks must not be 0")
+            if name == "hscroll":
+                direction = "right" if clicks > 0 else "left"
+            else:
+                direction = "up" if clicks > 0 else "down"
+            self.acts.append(Act("scroll", device, point, direction=direction, amount=abs(clicks)))
+        elif name in ("mouseDown", "mouseUp"):
+            if kw.get("button", "left") != "left":
+                raise InvalidAction(f"{name}: only the left button can be held")
+            point = self.ctx.point_at(device, self._point(device, args, kw, name, required=False), name)
+            if name == "mouseDown":
+                self.down = (device, point)
+            elif self.down is None:
+                raise InvalidAction("mouseUp without mouseDown in the same step")
+            else:
+                self.acts.append(Act("drag", device, self.down[1], point))
+                self.down = None
+        elif name == "dragTo":
+            start = self.ctx.point_at(device, None, name)
+            end = self.ctx.point_at(device, self._point(device, args, kw, name), name)
+            self.acts.append(Act("drag", device, start, end))
+        else:
+            self._click(device, name, args, kw)
+
+    def _click(self, device: str, name: str, args: list[Any], kw: dict[str, Any]) -> None:
+        if self.held:
+            raise InvalidAction(f"{name} while keys are held ({'+'.join(self.held)}) is not supported")
+        point = self.ctx.point_at(device, self._point(device, args, kw, name, required=False), name)
+        kind = CLICK_KINDS[name]
+        if name == "click":
+            button = kw.get("button", "left")
+            clicks = int(_num(kw.get("clicks", 1), "click: clicks"))
+            kind = {"left": "click", "right": "right_click", "middle": "middle_click"}.get(button, "")
+            if not kind:
+                raise InvalidAction(f"click: button is 'left', 'right' or 'middle'; got {button!r}")
+            if clicks in (2, 3) and kind == "click":
+                kind = "double_click" if clicks == 2 else "triple_click"
+            elif clicks != 1:
+                raise InvalidAction(f"click: clicks={clicks} is not supported (1, 2 or 3 left clicks)")
+        self.acts.append(Act(kind, device, point))
+
+    def _keys(self, device: str, keys: list[Any]) -> None:
+        if not all(isinstance(k, str) and k for k in keys) or not keys:
+            raise InvalidAction(f"key names are non-empty strings; got {keys!r}")
+        self.acts.append(Act("key", device, keys=tuple(self.held) + tuple(keys)))
+        self.chorded = True
+
+    def _point(
+        self, device: str, args: list[Any], kw: dict[str, Any], what: str, required: bool = True
+    ) -> Any:
+        if args and isinstance(args[0], (tuple, list)):
+            args = list(args[0])
+        x, y = (args + [None, None])[:2] if args else (kw.get("x"), kw.get("y"))
+        if x is None or y is None:
+            if required:
+                raise InvalidAction(f"{what}: x and y are required")
+            return None
+        return self.ctx.from_pixels(device, x, y)
+
+    def finish(self) -> list[Act]:
+        if self.held:
+            raise InvalidAction(f"keyDown({self.held[0]!r}) without keyUp in the same step: keys held "
+                                "across steps are not supported")  # fmt: skip
+        if self.down is not None:
+            raise InvalidAction("mouseDown without mouseUp in the same step: the button held across steps "
+                                "is not supported")  # fmt: skip
+        if not self.acts:
+            raise InvalidAction("the code does nothing (only short sleeps or held keys)")
+        return self.acts
+
+
+def _num(v: Any, what: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InvalidAction(f"{what}: a number is required; got {v!r}")
+    return float(v)
+
+
+def _key(args: list[Any], kw: dict[str, Any], what: str) -> str:
+    key = args[0] if args else kw.get("key")
+    if not isinstance(key, str) or not key:
+        raise InvalidAction(f"{what}: a key name is required")
+    return key
+
+
+def _render(act: Act, ctx: Context) -> str:
+    dev = f", device='{act.device}'" if act.device != "root" and ctx.default_device is None else ""
+
+    def xy(p: Any) -> str:
+        x, y = ctx.to_pixels(act.device, p)
+        return f"{x}, {y}"
+
+    k = act.kind
+    if k in ("observe", "wait"):
+        return "WAIT" if act.seconds <= 1 else f"time.sleep({act.seconds:g})"
+    if k in ("complete", "answer"):
+        return "DONE"
+    if k == "type":
+        return f"pyautogui.write({act.text!r}{dev})"
+    if k in ("home", "back"):
+        return f"pyautogui.press('{'home' if k == 'home' else 'esc'}'{dev})"
+    if k == "key":
+        if len(act.keys) == 1:
+            return f"pyautogui.press({act.keys[0]!r}{dev})"
+        return f"pyautogui.hotkey({', '.join(map(repr, act.keys))}{dev})"
+    if k in ("drag", "long_press"):
+        end = act.end if k == "drag" else act.point
+        return (
+            f"pyautogui.moveTo({xy(act.point)}{dev})\npyautogui.dragTo({xy(end)}{dev})"
+            if k == "drag"
+            else (
+                f"pyautogui.mouseDown({xy(act.point)}{dev})\ntime.sleep(0.8)\npyautogui.mouseUp({xy(end)}{dev})"
+            )
+        )
+    if k == "scroll":
+        clicks = act.amount if act.direction in ("up", "right") else -act.amount
+        fn = "hscroll" if act.direction in ("left", "right") else "scroll"
+        at = f", {xy(act.point)}" if act.point is not None else ""
+        return f"pyautogui.{fn}({clicks}{at}{dev})"
+    name = {v: n for n, v in CLICK_KINDS.items()}.get(k)
+    if name is None:
+        raise InvalidAction(f"pyautogui has no {k} action")
+    return f"pyautogui.{name}({xy(act.point)}{dev})"
