@@ -12,6 +12,7 @@ import numpy as np
 from crab_gym.core.actions import InvalidAction
 from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.tasks import Task
+from crab_gym.envs.backend_spec import parse_backend
 from crab_gym.envs.base import DeviceError, DeviceGone, SubEnv
 from crab_gym.envs.root import RootEnv
 from crab_gym.rewards import REWARDS
@@ -19,22 +20,19 @@ from crab_gym.spaces import ActionCodec, encode_instruction, observation_space, 
 
 
 def make_subenv(name: str, backend: str | None) -> SubEnv:
-    """A sub-env by device name and backend string: ``xvfb`` or ``libvirt[:<domain>][@<uri>]`` for the
-    desktop; ``sim``, ``adb-sim``, ``adb:<serial>`` or ``androidenv`` for the phone."""
+    """A sub-env by device name and backend string (:func:`~crab_gym.envs.backend_spec.parse_backend`):
+    ``xvfb`` or ``libvirt[:<domain>][@<uri>]`` for the desktop; ``sim``, ``adb-sim``, ``adb:<serial>`` or
+    ``androidenv`` for the phone."""
     if name == "root":
         return RootEnv()
     if name == "ubuntu":
-        if backend and backend.split(":")[0].split("@")[0] == "libvirt":  # libvirt[:<domain>][@<uri>]
-            from crab_gym.envs.desktop.vm_desktop import LibvirtDesktopEnv
-
-            return LibvirtDesktopEnv(backend)
         from crab_gym.envs.desktop import DesktopEnv
 
-        return DesktopEnv(backend=backend or "xvfb")
+        return DesktopEnv(parse_backend(name, backend))
     if name == "android":
         from crab_gym.envs.android import AndroidEnv
 
-        return AndroidEnv(backend=backend or "sim")
+        return AndroidEnv(parse_backend(name, backend))
     raise ValueError(f"unknown device {name!r}; devices: ubuntu, android, root")
 
 

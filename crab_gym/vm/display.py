@@ -16,7 +16,8 @@ import numpy as np
 from PIL import Image
 
 from crab_gym.envs.base import DeviceError
-from crab_gym.envs.desktop.x11 import MULTI_CLICK_DISTANCE, MULTI_CLICK_TIME, WindowInfo
+from crab_gym.envs.desktop.primitives.x11 import MULTI_CLICK_DISTANCE, MULTI_CLICK_TIME
+from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
 from crab_gym.vm.connection import import_libvirt
 from crab_gym.vm.keys import SPARE_KEYS, key_event, keysym, qcode_for_char, qcode_for_name
 from crab_gym.vm.probe_client import ProbeClient

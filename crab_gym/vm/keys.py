@@ -7,9 +7,9 @@ through QEMU.
 
 from __future__ import annotations
 
-from crab_gym.envs.desktop.x11 import KEY_ALIASES, keysym_for_char
+from crab_gym.envs.desktop.primitives.x11 import KEY_ALIASES, keysym_for_char
 
-# Agent key names (crab_gym.envs.desktop.x11.KEYS) -> qcodes.
+# Agent key names (crab_gym.envs.desktop.primitives.x11.KEYS) -> qcodes.
 NAMED: dict[str, str] = {
     "enter": "ret", "return": "ret", "esc": "esc", "escape": "esc", "tab": "tab", "space": "spc",
     "backspace": "backspace", "delete": "delete", "del": "delete", "insert": "insert", "home": "home",

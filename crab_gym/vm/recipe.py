@@ -14,8 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 GUEST_DIR = Path(__file__).resolve().parent / "guest"
-SESSION_AGENT = Path(__file__).resolve().parent.parent / "envs" / "desktop" / "session_agent.py"
-TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "envs" / "desktop" / "session" / "home"
+DESKTOP_DIR = Path(__file__).resolve().parent.parent / "envs" / "desktop"
+SESSION_AGENT = DESKTOP_DIR / "session_agent.py"
+TEMPLATE_HOME = DESKTOP_DIR / "session" / "home"
+GUEST_LIB = "/usr/local/lib/crab-gym"
+# The desktop's own modules the probe agent imports (stdlib and python3-xlib only, so Debian's python3 runs
+# them): shipped under GUEST_LIB as the namespace package crab_gym.envs.desktop.primitives, no __init__.
+SHARED_MODULES = ("apps", "cpu", "files", "launch", "procs", "x11_windows")
 
 SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"
@@ -42,11 +47,20 @@ PACKAGES: tuple[str, ...] = (
 )  # fmt: skip
 
 # Guest path -> (source, mode). Sources are files of this package; the probe is shipped with the session
-# agent it extends, so the guest answers the same named operations as an xvfb session.
+# agent it extends and the desktop modules it reuses, so the guest answers the same named operations, by
+# the same code, as an xvfb session.
 GUEST_FILES: dict[str, tuple[Path, int]] = {
-    "/usr/local/lib/crab-gym/probe.py": (GUEST_DIR / "probe.py", 0o644),
-    "/usr/local/lib/crab-gym/session_agent.py": (SESSION_AGENT, 0o644),
-    "/usr/local/lib/crab-gym/session.sh": (GUEST_DIR / "session.sh", 0o755),
+    f"{GUEST_LIB}/probe.py": (GUEST_DIR / "probe.py", 0o644),
+    f"{GUEST_LIB}/input_counter.py": (GUEST_DIR / "input_counter.py", 0o644),
+    f"{GUEST_LIB}/session_agent.py": (SESSION_AGENT, 0o644),
+    **{
+        f"{GUEST_LIB}/crab_gym/envs/desktop/primitives/{m}.py": (
+            DESKTOP_DIR / "primitives" / f"{m}.py",
+            0o644,
+        )
+        for m in SHARED_MODULES
+    },
+    f"{GUEST_LIB}/session.sh": (GUEST_DIR / "session.sh", 0o755),
     "/etc/systemd/system/crab-x.service": (GUEST_DIR / "crab-x.service", 0o644),
     "/etc/systemd/system/crab-session.service": (GUEST_DIR / "crab-session.service", 0o644),
     "/etc/X11/xorg.conf.d/10-crab.conf": (GUEST_DIR / "xorg.conf", 0o644),

@@ -14,7 +14,7 @@ import pytest
 
 from crab_gym.envs.base import DeviceError
 from crab_gym.envs.desktop import DesktopEnv
-from crab_gym.envs.desktop.agent_client import AgentClient
+from crab_gym.envs.desktop.backends.agent_client import AgentClient
 
 PLANTED = "/tmp/crab-gym-agent-pwned"
 

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from crab_gym.envs.base import DeviceError, SubEnvConformance
-from crab_gym.envs.desktop.vm_desktop import LibvirtDesktopEnv
+from crab_gym.envs.desktop import DesktopEnv
 
 pytestmark = [pytest.mark.vm, pytest.mark.timeout(1800)]
 
 
 @pytest.fixture(scope="module")
 def desk(vm_domain):
-    d = LibvirtDesktopEnv("libvirt")
+    d = DesktopEnv("libvirt")
     d.reset()
     yield d
     d.close()
@@ -27,7 +27,7 @@ class TestLibvirtConformance(SubEnvConformance):
         return vm_domain
 
     def make_subenv(self):
-        return LibvirtDesktopEnv("libvirt")
+        return DesktopEnv("libvirt")
 
     def mutate(self, sub):
         assert sub.launch_from_launcher("terminal") == "window"

@@ -1,7 +1,8 @@
 """The guest's probe agent, run against a real X session on this machine (no VM needed).
 
 The agent shipped in the image is the same file; here it runs in an xvfb session with the image's layout
-(``probe.py`` beside ``session_agent.py``), speaking its JSON-lines protocol on stdin/stdout.
+(``probe.py`` beside ``session_agent.py`` and the desktop modules it imports), speaking its JSON-lines
+protocol on stdin/stdout.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import PurePosixPath
 
 import pytest
 
-from crab_gym.vm.recipe import GUEST_FILES
+from crab_gym.vm.recipe import GUEST_FILES, GUEST_LIB
 
 pytest.importorskip("Xlib")
 
@@ -42,10 +44,11 @@ def probe(session):
 
     python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     d = session.run_dir / "crab-gym"
-    d.mkdir(exist_ok=True)
     for guest_path, (src, _mode) in GUEST_FILES.items():
-        if guest_path.startswith("/usr/local/lib/crab-gym/") and src.suffix == ".py":
-            shutil.copyfile(src, d / src.name)
+        if guest_path.startswith(GUEST_LIB + "/") and src.suffix == ".py":
+            dest = d / PurePosixPath(guest_path).relative_to(GUEST_LIB)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
     session._chown_tree(d)
     proc = subprocess.Popen(
         [python, str(d / "probe.py")],

@@ -25,18 +25,20 @@ from crab_gym.core.actions import ActionSpec
 from crab_gym.envs.android.actions import ACTIONS
 from crab_gym.envs.android.device import Device, SimDevice, quote
 from crab_gym.envs.android.state import AndroidState
+from crab_gym.envs.backend_spec import FORMS, BackendSpec, parse_backend
 from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement, clip_box
 
-BACKENDS = ("sim", "adb:<serial>", "adb-sim", "androidenv")
+BACKENDS = FORMS["android"]
 
 
 def make_device(
-    backend: str, size: tuple[int, int] = (1080, 2400), adb_server_port: int | None = None
+    backend: str | BackendSpec, size: tuple[int, int] = (1080, 2400), adb_server_port: int | None = None
 ) -> Device:
-    """The device for a backend string (see the module docstring)."""
-    if backend == "sim":
+    """The device for a backend string or spec (see the module docstring)."""
+    spec = backend if isinstance(backend, BackendSpec) else parse_backend("android", backend)
+    if spec.kind == "sim":
         return SimDevice(width=size[0], height=size[1])
-    if backend == "adb-sim":
+    if spec.kind == "adb-sim":
         from crab_gym.envs.android.adb import AdbDevice, start_sim_server
 
         server = start_sim_server(*size)
@@ -46,15 +48,14 @@ def make_device(
             server.stop()
             server.phone.close()
             raise
-    if backend == "androidenv":
+    if spec.kind == "androidenv":
         from crab_gym.envs.android.androidenv import AndroidEnvDevice
 
         return AndroidEnvDevice(*size)
-    if backend.startswith("adb:") and len(backend) > 4:
-        from crab_gym.envs.android.adb import AdbDevice
+    from crab_gym.envs.android.adb import AdbDevice
 
-        return AdbDevice(backend[4:], server_port_=adb_server_port)
-    raise ValueError(f"unknown android backend {backend!r}; available: {', '.join(BACKENDS)}")
+    assert spec.serial is not None  # kind "adb": parse_backend gave it a serial
+    return AdbDevice(spec.serial, server_port_=adb_server_port)
 
 
 class AndroidEnv(SubEnv):
@@ -72,24 +73,24 @@ class AndroidEnv(SubEnv):
     actions = ACTIONS
 
     def __init__(
-        self, backend: str = "sim", size: tuple[int, int] = (1080, 2400), adb_server_port: int | None = None
+        self,
+        backend: str | BackendSpec = "sim",
+        size: tuple[int, int] = (1080, 2400),
+        adb_server_port: int | None = None,
     ) -> None:
-        self.backend = backend
+        self.spec = backend if isinstance(backend, BackendSpec) else parse_backend("android", backend)
+        self.backend = self.spec.text
         self._requested_size = size
         self._adb_server_port = adb_server_port
         self._device: Device | None = None
         self._state: AndroidState | None = None
-        if backend not in ("sim", "adb-sim", "androidenv") and not (
-            backend.startswith("adb:") and len(backend) > 4
-        ):
-            raise ValueError(f"unknown android backend {backend!r}; available: {', '.join(BACKENDS)}")
-        self._device = make_device(backend, size, adb_server_port)
+        self._device = make_device(self.spec, size, adb_server_port)
 
     # ---- the device ------------------------------------------------------------------------------
     @property
     def device(self) -> Device:
         if self._device is None:
-            self._device = make_device(self.backend, self._requested_size, self._adb_server_port)
+            self._device = make_device(self.spec, self._requested_size, self._adb_server_port)
         return self._device
 
     @property

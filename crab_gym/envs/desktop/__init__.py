@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import subprocess
 import time
@@ -15,14 +14,14 @@ from mss.exception import ScreenShotError
 from Xlib.error import ConnectionClosedError, DisplayError, XError
 
 from crab_gym.core.actions import ActionSpec
+from crab_gym.envs.backend_spec import BackendSpec, parse_backend
 from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement, clip_box
 from crab_gym.envs.desktop.a11y_geometry import screen_boxes
 from crab_gym.envs.desktop.actions import ACTIONS
-from crab_gym.envs.desktop.backends.xvfb import XvfbSession
-from crab_gym.envs.desktop.cpu import cpu_demand_ns
-from crab_gym.envs.desktop.launch import LaunchWatch
+from crab_gym.envs.desktop.backends import make_session, session_class
+from crab_gym.envs.desktop.backends.base import DesktopSession, Display, Launch
+from crab_gym.envs.desktop.primitives.apps import APPS
 from crab_gym.envs.desktop.state import DesktopState
-from crab_gym.envs.desktop.x11 import X11Display
 
 # Roles an agent can act on, for ui_elements().
 INTERACTIVE_ROLES = frozenset(
@@ -58,37 +57,25 @@ def _device_errors(what: str) -> Iterator[None]:
 KEYBOARD_ACTIONS = frozenset({"write_text", "press", "hotkey"})
 KEYBOARD_QUIET = 0.25
 
-APPS = {
-    # launcher-independent names used by task setups (named operations, never shell strings)
-    "terminal": ["xfce4-terminal"],
-    "text_editor": ["mousepad"],
-    "file_manager": ["thunar"],
-    "writer": ["libreoffice", "--writer", "--norestore"],
-    "calc": ["libreoffice", "--calc", "--norestore"],
-    "impress": ["libreoffice", "--impress", "--norestore"],
-    "vim": ["xfce4-terminal", "-x", "vim"],
-}
-
 
 class DesktopEnv(SubEnv):
-    """A Linux desktop: openbox, rofi (Super), xfce4-terminal, mousepad, thunar, vim and LibreOffice."""
+    """A Linux desktop: openbox, rofi (Super), xfce4-terminal, mousepad, thunar, vim and LibreOffice.
+
+    ``backend`` (a string or a parsed :class:`~crab_gym.envs.backend_spec.BackendSpec`) picks the session
+    the desktop runs in: ``"xvfb"`` (an X server on this machine) or ``"libvirt[:<domain>][@<uri>]"`` (a
+    VM). Everything here goes through the :class:`~crab_gym.envs.desktop.backends.base.DesktopSession`
+    contract, as the phone's sub-env goes through a ``Device``.
+    """
 
     name = "ubuntu"
-    description = (
-        "An Ubuntu-style Linux desktop (openbox window manager). Press Super or use search_application to "
-        "open apps: Terminal (xfce4-terminal, bash, vim), Text Editor (mousepad), Files (thunar), "
-        "LibreOffice Writer, Calc and Impress. The panel along the bottom has an Applications menu, a "
-        "launcher button per app, a button per open window and a clock. The home folder is ~ with Documents, "
-        "Desktop, Downloads."
-    )
     actions = ACTIONS
 
-    def __init__(self, backend: str = "xvfb", size: tuple[int, int] = (1280, 800)) -> None:
-        if backend != "xvfb":
-            raise ValueError(f"unknown desktop backend {backend!r}; available: 'xvfb'")
-        self.backend = backend
+    def __init__(self, backend: str | BackendSpec = "xvfb", size: tuple[int, int] = (1280, 800)) -> None:
+        self.spec = backend if isinstance(backend, BackendSpec) else parse_backend("ubuntu", backend)
+        self.backend = self.spec.text
+        self.description = session_class(self.spec).description
         self._size = size
-        self.session: XvfbSession | None = None
+        self.session: DesktopSession | None = None
         self._keyboard = False  # the last action was keyboard input (see KEYBOARD_QUIET)
         self._state: DesktopState | None = None
 
@@ -97,7 +84,7 @@ class DesktopEnv(SubEnv):
         return self._size
 
     @property
-    def x(self) -> X11Display:
+    def x(self) -> Display:
         if self.session is None or self.session.x is None:
             raise DeviceError("the desktop is not running: call reset() first")
         return self.session.x
@@ -106,16 +93,16 @@ class DesktopEnv(SubEnv):
         self._state = None
         self._keyboard = False
         if self.session is not None and self.session.outgrown():
-            self.session.close()  # its X server grew past XVFB_GROWTH_MB: a fresh one below
+            self.session.close()  # e.g. its X server grew past XVFB_GROWTH_MB: a fresh one below
             self.session = None
         if self.session is not None:
             try:
                 self.session.reset()
                 return
             except (DeviceError, OSError):
-                self.session.close()  # a dead session is rebuilt below
+                self.session.close()  # a dead session (X server, VM) is rebuilt below
                 self.session = None
-        self.session = XvfbSession(size=self._size)
+        self.session = make_session(self.spec, self._size)
         try:
             self.session.start()
         except BaseException:
@@ -136,19 +123,19 @@ class DesktopEnv(SubEnv):
         """Return once, for ``quiet`` seconds, nothing was drawn and no session process used CPU.
 
         Drawing alone is not enough: an app builds a dialog (CPU, no pixels) for 0.1-0.3 s after a key.
-        ``quiet`` defaults to 0.02 s, and to KEYBOARD_QUIET after keyboard input. Bounded by ``timeout``.
+        ``quiet`` defaults to 0.02 s, and to KEYBOARD_QUIET after keyboard input. Bounded by ``timeout``
+        (both stretched by a slow session itself).
         """
         if quiet is None:
             quiet = KEYBOARD_QUIET if self._keyboard else 0.02
         with _device_errors("settle"):
-            self._session().check()
-            self.x.settle(quiet=quiet, timeout=timeout, busy=self._session().cpu_probe())
+            s = self._session()
+            s.check()
+            s.settle(quiet, timeout)
 
     def state(self) -> DesktopState:
         if self._state is None:
-            if self.session is None:
-                raise DeviceError("the desktop is not running: call reset() first")
-            self._state = DesktopState(self.session)
+            self._state = DesktopState(self._session())
         return self._state
 
     def invalidate_state(self) -> None:
@@ -167,11 +154,9 @@ class DesktopEnv(SubEnv):
         return out
 
     def identity(self) -> dict[str, Any]:
-        """The X display and the pid of its Xvfb (empty before the first reset)."""
-        xvfb = getattr(self.session, "_xvfb", None)
-        if self.session is None or xvfb is None:
-            return {}
-        return {"display": self.session.display_name, "xvfb_pid": xvfb.pid}
+        """What tells this desktop apart: the X display and its Xvfb's pid, or the VM's domain and URI
+        (empty before the first reset)."""
+        return self.session.identity() if self.session is not None else {}
 
     def close(self) -> None:
         if self.session is not None:
@@ -183,97 +168,83 @@ class DesktopEnv(SubEnv):
     def launch_from_launcher(self, name: str, startup: float = 40.0) -> str:
         """Super -> type the name -> Enter in rofi; what the launch did (a :data:`launch.Outcome`, or
         "no_launcher"/"no_match"). Waits for an app's start-up only while it works (see LaunchWatch)."""
-        watch = LaunchWatch(self.x, self._session())
+        s = self._session()
+        k = s.slowdown
+        watch = s.launch_watch()
         self.x.key_combo(["super"])
         if not self._await_launcher(watch):
             return "no_launcher"
         self.x.type_text(name)
         self.settle(quiet=0.05, timeout=1.0)
         self.x.key_combo(["enter"])
-        if not self._launcher_exits():
+        if not s.launcher_exits(idle_for=0.2, bound=2.0):
             self._close_launcher()  # nothing matched
             return "no_match"
         started = time.monotonic()
         outcome = watch.wait(startup=startup)
         if outcome == "window":
             # The new app draws and goes idle: within what is left of its start-up time (at least 10 s),
-            # since input sent while it still starts up can be lost.
-            self.settle(quiet=0.2, timeout=max(10.0, startup - (time.monotonic() - started)))
+            # since input sent while it still starts up can be lost (LibreOffice in a VM under TCG maps
+            # its window about a minute before it takes input).
+            self.settle(quiet=0.2, timeout=max(10.0, startup - (time.monotonic() - started) / k))
         return outcome
 
     def open_app(self, app: str, *args: str, timeout: float = 40.0) -> None:
         """Task setup: start a known application (by key of APPS) and wait for its window."""
         if app not in APPS:
             raise ValueError(f"unknown app {app!r}; known: {sorted(APPS)}")
+        s = self._session()
         before = {w.wid for w in self.x.windows()}
-        self._session().spawn([*APPS[app], *args])
+        s.spawn_app(app, args)
         if not self._await_new_window(before, timeout):
-            raise DeviceError(f"{app} opened no window within {timeout:.0f} s")
+            raise DeviceError(f"{app} opened no window within {timeout * s.slowdown:.0f} s")
 
     def write_file(self, path: str, content: str | bytes) -> None:
         """Task setup: create a file in the session (owned by the session user)."""
         data = content.encode() if isinstance(content, str) else content
         self._session().write_file(path, data)
 
-    def _session(self) -> XvfbSession:
+    def _session(self) -> DesktopSession:
         if self.session is None:
             raise DeviceError("the desktop is not running: call reset() first")
         return self.session
 
     def _rofi_running(self) -> bool:
-        return any(p.name == "rofi" for p in DesktopState(self._session()).processes())
+        return any(p.name == "rofi" for p in self._session().processes())
 
     def _close_launcher(self) -> None:
         """Escape out of the launcher; rofi's error box ignores keys, so it is ended if it stays."""
+        s = self._session()
         self.x.key_combo(["esc"])
-        if not self._wait(lambda: not self._rofi_running(), 0.5):
-            for p in DesktopState(self._session()).processes():
+        if not self._wait(lambda: not self._rofi_running(), 0.5 * s.slowdown):
+            for p in s.processes():
                 if p.name == "rofi":
-                    os.kill(p.pid, signal.SIGTERM)
-            self._wait(lambda: not self._rofi_running(), 1.0)
+                    s.kill(p.pid, signal.SIGTERM)
+            self._wait(lambda: not self._rofi_running(), 1.0 * s.slowdown)
         self.settle(quiet=0.05, timeout=1.0)
 
-    def _launcher_exits(self, idle_for: float = 0.2, bound: float = 2.0, poll: float = 0.01) -> bool:
-        """After Enter: True once rofi exits (it launched something); False once it sits open and idle
-        for ``idle_for`` s (nothing matched), or after ``bound`` s."""
-        pids = [p.pid for p in DesktopState(self._session()).processes() if p.name == "rofi"]
-        start = last_active = time.monotonic()
-        used = cpu_demand_ns(pids)
-        while self._rofi_running():
-            now, total = time.monotonic(), cpu_demand_ns(pids)
-            if total - used > 0.05 * poll * 1e9:
-                last_active = now
-            used = total
-            if now - last_active >= idle_for or now - start >= bound:
-                return False
-            time.sleep(poll)
-        return True
-
-    def _await_launcher(self, watch: LaunchWatch, start: float = 1.0, bound: float = 5.0) -> bool:
-        """After Super: True once rofi is up. False once ``start`` s pass with no new session process (the
-        key went to a grab, e.g. an open menu's, so the window manager never saw it), or after ``bound``."""
+    def _await_launcher(self, watch: Launch, start: float = 1.0, bound: float = 5.0) -> bool:
+        """After Super: True once rofi is up and has drawn its list. False once ``start`` s pass with no
+        new session process (the key went to a grab, e.g. an open menu's, so the window manager never saw
+        it), or after ``bound`` s (both stretched by the session's slowdown)."""
+        s = self._session()
+        start, bound = start * s.slowdown, bound * s.slowdown
         t0 = time.monotonic()
         while time.monotonic() - t0 < bound:
-            if self._rofi_ready():
+            if s.launcher_ready():
+                self.settle(quiet=0.05, timeout=1.0)
                 return True
             if time.monotonic() - t0 >= start and not self._rofi_running() and not watch.new_pids():
                 return False
             time.sleep(0.02)
         return False
 
-    def _rofi_ready(self) -> bool:
-        """rofi's window shows (it grabs the keyboard first: ``-no-lazy-grab`` in the session's openbox
-        config), and it has drawn its list."""
-        if not self.x.viewable_of_class("rofi"):
-            return False
-        self.settle(quiet=0.05, timeout=1.0)
-        return True
-
     def _await_new_window(self, before: set[int], timeout: float) -> bool:
         """Wait until a window not in ``before`` is active, then until the app has settled (drawn, idle)."""
+        k = self._session().slowdown
         started = time.monotonic()
-        opened = self._wait(lambda: self._new_active_window(before), timeout)
-        self.settle(quiet=0.2, timeout=max(10.0, timeout - (time.monotonic() - started)))
+        opened = self._wait(lambda: self._new_active_window(before), timeout * k)
+        self.settle(quiet=0.2, timeout=max(10.0, timeout - (time.monotonic() - started) / k))
         return opened
 
     def _new_active_window(self, before: set[int]) -> bool:

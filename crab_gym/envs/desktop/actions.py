@@ -8,7 +8,7 @@ from pydantic import Field
 
 from crab_gym.core.actions import Direction, InvalidAction, Point, Typable, TypedText, action
 from crab_gym.envs.base import ActionResult
-from crab_gym.envs.desktop.x11 import KEYS
+from crab_gym.envs.desktop.primitives.x11 import KEYS
 
 if TYPE_CHECKING:
     from crab_gym.envs.desktop import DesktopEnv

@@ -2,66 +2,78 @@
 
 from __future__ import annotations
 
-import os
+import stat as stat_mod
 import zipfile
-from dataclasses import dataclass
-from pathlib import Path
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from crab_gym.core.memo import cached_read
-from crab_gym.envs.desktop.panel import PANEL_WM_CLASS
-from crab_gym.envs.desktop.x11 import WindowInfo
+from crab_gym.envs.desktop.backends.panel import PANEL_WM_CLASS
+from crab_gym.envs.desktop.primitives.procs import Process
+from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
 
 if TYPE_CHECKING:
-    from crab_gym.envs.desktop.backends.xvfb import XvfbSession
+    from crab_gym.envs.desktop.backends.base import DesktopSession, FileStat
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Process:
-    pid: int
-    name: str
-    cmdline: tuple[str, ...]
+class StatePath:
+    """A session path with the few ``pathlib`` reads checks use (``stat``, ``exists``, ``is_dir``), read
+    through the state view (so cached for the step like the rest)."""
+
+    def __init__(self, state: DesktopState, path: str) -> None:
+        self._state, self._path = state, path
+
+    def stat(self) -> FileStat:
+        st = self._state.stat(self._path)
+        if st is None:
+            raise FileNotFoundError(self._path)
+        return st
+
+    def exists(self) -> bool:
+        return self._state.exists(self._path)
+
+    def is_dir(self) -> bool:
+        return self._state.is_dir(self._path)
+
+    def __str__(self) -> str:
+        return str(self._state._s.resolve(self._path))
 
 
 class DesktopState:
     """What evaluators may read. Every method is cached for the life of this object (one step)."""
 
-    def __init__(self, session: XvfbSession) -> None:
+    def __init__(self, session: DesktopSession) -> None:
         self._s = session
 
     # ---- files ------------------------------------------------------------------------------
-    def path(self, path: str) -> Path:
-        return self._s.resolve(path)
+    def path(self, path: str) -> StatePath:
+        return StatePath(self, path)
+
+    @cached_read
+    def stat(self, path: str) -> FileStat | None:
+        return self._s.stat(path)
 
     @cached_read
     def read_bytes(self, path: str) -> bytes | None:
-        p = self.path(path)
-        try:
-            if p.stat().st_size > MAX_FILE_BYTES:
-                return None
-            return p.read_bytes()
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
-            return None
+        return self._s.read_bytes(path, MAX_FILE_BYTES)
 
     def read_text(self, path: str) -> str | None:
         data = self.read_bytes(path)
         return None if data is None else data.decode("utf-8", "replace")
 
     def exists(self, path: str) -> bool:
-        return self.path(path).exists()
+        return self.stat(path) is not None
 
     def is_dir(self, path: str) -> bool:
-        return self.path(path).is_dir()
+        st = self.stat(path)
+        return st is not None and stat_mod.S_ISDIR(st.st_mode)
 
     @cached_read
     def list_dir(self, path: str) -> tuple[str, ...]:
-        try:
-            return tuple(sorted(os.listdir(self.path(path))))
-        except (FileNotFoundError, NotADirectoryError, PermissionError):
-            return ()
+        return tuple(self._s.list_dir(path) or ())
 
     @cached_read
     def document_text(self, path: str) -> str | None:
@@ -99,19 +111,11 @@ class DesktopState:
     # ---- processes and windows -------------------------------------------------------------
     @cached_read
     def processes(self) -> tuple[Process, ...]:
-        out = []
-        for pid in self._s.session_pids():
-            try:
-                name = Path(f"/proc/{pid}/comm").read_text().strip()
-                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            except (FileNotFoundError, ProcessLookupError):
-                continue
-            out.append(Process(pid, name, tuple(c.decode(errors="replace") for c in cmd if c)))
-        return tuple(out)
+        return tuple(self._s.processes())
 
     def process_running(self, name: str) -> bool:
         return any(
-            p.name == name or (p.cmdline and Path(p.cmdline[0]).name == name) for p in self.processes()
+            p.name == name or (p.cmdline and PurePath(p.cmdline[0]).name == name) for p in self.processes()
         )
 
     @cached_read
@@ -128,10 +132,7 @@ class DesktopState:
         win = self.active_window()
         if win is None or win.pid is None:
             return None
-        try:
-            return Path(f"/proc/{win.pid}/comm").read_text().strip()
-        except FileNotFoundError:
-            return None
+        return next((p.name for p in self.processes() if p.pid == win.pid), None)
 
     # ---- in-session reads (named agent operations) ------------------------------------------
     @cached_read

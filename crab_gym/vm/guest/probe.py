@@ -6,55 +6,61 @@ request names an operation of the table below and gives it plain data (paths, pi
 Requests are JSON lines ``{"id": N, "op": NAME, "args": {...}}``; answers ``{"id": N, "ok": true,
 "result": ...}`` or ``{"id": N, "ok": false, "error": "..."}``. Runs with Debian's python3 (stdlib,
 python3-xlib, pyatspi); it is not imported on the host.
+
+The apps, window reading, process table, file reads and launch watch are the desktop's own modules, which
+the image ships beside this file (``crab_gym/envs/desktop/primitives/...``, a namespace package: no
+``__init__``, so nothing else of crab-gym comes along); see ``SHARED_MODULES`` in :mod:`crab_gym.vm.recipe`.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import os
 import select
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
+from pathlib import PurePosixPath
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import session_agent  # noqa: E402  (shipped beside this file)
+# Shipped beside this file (see the module docstring).
+import session_agent  # noqa: E402
+from input_counter import InputCounter  # noqa: E402
+
+from crab_gym.envs.desktop.primitives import launch  # noqa: E402
+from crab_gym.envs.desktop.primitives.apps import app_argv  # noqa: E402
+from crab_gym.envs.desktop.primitives.cpu import cpu_demand_ns  # noqa: E402
+from crab_gym.envs.desktop.primitives.files import list_dir, read_limited, resolve, stat_of  # noqa: E402
+from crab_gym.envs.desktop.primitives.procs import process_table, user_pids  # noqa: E402
+from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo, WindowReader  # noqa: E402
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 UID = os.getuid()
 ME = os.getpid()
-# Launcher-independent app keys used by task setups, as in the xvfb backend (named, never shell strings).
-APPS = {
-    "terminal": ["xfce4-terminal"],
-    "text_editor": ["mousepad"],
-    "file_manager": ["thunar"],
-    "writer": ["libreoffice", "--writer", "--norestore"],
-    "calc": ["libreoffice", "--calc", "--norestore"],
-    "impress": ["libreoffice", "--impress", "--norestore"],
-    "vim": ["xfce4-terminal", "-x", "vim"],
-}
+HOME = os.environ.get("HOME", "/home/user")
 
 
 class _X:
-    """One lazily opened connection to the guest's X server (reopened after an error)."""
+    """One lazily opened connection to the guest's X server (reopened after an error), and the window
+    facts read on it (the launch watch's screen)."""
 
     def __init__(self) -> None:
-        self.d = None
-        self.damage = None
-        self.atoms: dict[str, int] = {}
+        self.d: Any = None
+        self.damage: Any = None
+        self.reader: WindowReader | None = None
 
-    def display(self):
+    def display(self) -> Any:
         if self.d is None:
             from Xlib import display
             from Xlib.ext import damage
 
             self.d = display.Display(os.environ.get("DISPLAY", ":0"))
-            self.atoms = {}
+            self.reader = WindowReader(self.d)
             root = self.d.screen().root
             if self.d.has_extension("DAMAGE"):
                 self.d.damage_query_version()
@@ -67,157 +73,50 @@ class _X:
                 self.d.close()
         except Exception:
             pass
-        self.d, self.damage = None, None
+        self.d, self.damage, self.reader = None, None, None
 
-    def atom(self, name: str) -> int:
-        if name not in self.atoms:
-            self.atoms[name] = self.display().intern_atom(name)
-        return self.atoms[name]
-
-    def prop(self, win, name: str, type_: int = 0):
-        from Xlib.error import XError
-
+    def read(self, what: Callable[[WindowReader], Any]) -> Any:
+        """``what(reader)``; a broken connection is dropped (and reopened by the next call)."""
         try:
-            p = win.get_full_property(self.atom(name), type_)
-        except XError:
-            return None
-        return p.value if p is not None else None
+            self.display()
+            assert self.reader is not None
+            return what(self.reader)
+        except Exception:
+            self.drop()
+            raise
+
+    def windows(self) -> list[WindowInfo]:
+        return self.read(lambda r: r.windows())
+
+    def active_window(self) -> WindowInfo | None:
+        return self.read(lambda r: r.active_window())
 
 
 X = _X()
 
 
-def _x(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Run an X query; a broken connection is dropped (and reopened by the next call)."""
-
-    def wrapped(*a: Any, **kw: Any) -> Any:
-        try:
-            return fn(*a, **kw)
-        except Exception:
-            X.drop()
-            raise
-
-    wrapped.__name__ = fn.__name__
-    return wrapped
-
-
-def _window(wid: int) -> list[Any]:
-    d = X.display()
-    win = d.create_resource_object("window", wid)
-    title = X.prop(win, "_NET_WM_NAME", X.atom("UTF8_STRING"))
-    if title is None:
-        title = X.prop(win, "WM_NAME")
-    if isinstance(title, bytes):
-        title = title.decode("utf-8", "replace")
-    wm_class = X.prop(win, "WM_CLASS")
-    if isinstance(wm_class, bytes):
-        parts = wm_class.split(b"\0")
-        wm_class = parts[-2 if wm_class.endswith(b"\0") else -1].decode("utf-8", "replace")
-    pid = X.prop(win, "_NET_WM_PID")
-    return [wid, str(title or ""), str(wm_class or ""), int(pid[0]) if pid else None]
-
-
-@_x
 def windows() -> list[list[Any]]:
-    root = X.display().screen().root
-    ids = X.prop(root, "_NET_CLIENT_LIST_STACKING") or X.prop(root, "_NET_CLIENT_LIST") or []
-    return [_window(int(w)) for w in ids]
+    return [list(dataclasses.astuple(w)) for w in X.windows()]
 
 
-@_x
 def active_window() -> list[Any] | None:
-    root = X.display().screen().root
-    ids = X.prop(root, "_NET_ACTIVE_WINDOW")
-    if not ids or not int(ids[0]):
-        return None
-    managed = X.prop(root, "_NET_CLIENT_LIST")
-    if managed is None or int(ids[0]) not in {int(w) for w in managed}:
-        return None
-    return _window(int(ids[0]))
+    w = X.active_window()
+    return None if w is None else list(dataclasses.astuple(w))
 
 
-@_x
 def status() -> dict[str, Any]:
     """Is the desktop up: the window manager manages the screen; and the screen's size."""
-    d = X.display()
-    root = d.screen().root
-    geom = root.get_geometry()
+    geom = X.read(lambda r: X.d.screen().root.get_geometry())
+    with open("/proc/uptime") as f:
+        uptime = float(f.read().split()[0])
     return {
-        "wm": bool(X.prop(root, "_NET_SUPPORTING_WM_CHECK")),
+        "wm": X.read(lambda r: r.wm_running()),
         "screen": [int(geom.width), int(geom.height)],
-        "uptime": float(open("/proc/uptime").read().split()[0]),
+        "uptime": uptime,
     }
 
 
-class _InputCounter:
-    """Counts the input events the X server receives (XInput2 raw events of the master devices): "keys"
-    (presses and releases), "buttons" (pointer buttons, wheel included) and "motions". The host sends input
-    no faster than the guest takes it (a PS/2 keyboard queue holds 16 bytes, a USB tablet's 16 reports),
-    and knows when an action has reached the X server before it waits for the screen to settle."""
-
-    KINDS = ("keys", "buttons", "motions")
-
-    def __init__(self) -> None:
-        self.counts = dict.fromkeys(self.KINDS, 0)
-        self.cond = threading.Condition()
-        self.thread: threading.Thread | None = None
-        self.error = ""
-        self.selected = threading.Event()
-
-    def start(self) -> None:
-        """Start counting (once); returns when the X server reports to us, so nothing after is missed."""
-        if self.thread is None:
-            self.selected.clear()
-            self.thread = threading.Thread(target=self._run, name="input-counter", daemon=True)
-            self.thread.start()
-        self.selected.wait(10.0)
-
-    def _run(self) -> None:
-        try:
-            from Xlib import display
-            from Xlib.ext import xinput
-
-            d = display.Display(os.environ.get("DISPLAY", ":0"))
-            # XI 2.1+ delivers raw events whatever grab is active (2.0, python-xlib's default, does not:
-            # the launcher's keyboard grab would hide every key typed into it).
-            xinput.XIQueryVersion(
-                display=d.display, opcode=d.display.get_extension_major(xinput.extname), major_version=2,
-                minor_version=2,
-            )  # fmt: skip
-            kinds = {
-                xinput.RawKeyPress: "keys", xinput.RawKeyRelease: "keys", xinput.RawButtonPress: "buttons",
-                xinput.RawButtonRelease: "buttons", xinput.RawMotion: "motions",
-            }  # fmt: skip
-            mask = (
-                xinput.RawKeyPressMask | xinput.RawKeyReleaseMask | xinput.RawButtonPressMask
-                | xinput.RawButtonReleaseMask | xinput.RawMotionMask
-            )  # fmt: skip
-            d.screen().root.xinput_select_events([(xinput.AllMasterDevices, mask)])
-            d.sync()
-            self.selected.set()
-            while True:
-                kind = kinds.get(getattr(d.next_event(), "evtype", None))
-                if kind is not None:
-                    with self.cond:
-                        self.counts[kind] += 1
-                        self.cond.notify_all()
-        except Exception as e:  # the X server went away; the host sees the error in its next wait
-            self.error = f"{type(e).__name__}: {e}"
-            self.thread = None
-            self.selected.set()
-
-    def wait(self, kind: str, count: int, timeout: float) -> int:
-        self.start()
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while self.counts[kind] < count and time.monotonic() < deadline:
-                self.cond.wait(deadline - time.monotonic())
-            if self.error:
-                raise RuntimeError(f"input counter stopped: {self.error}")
-            return self.counts[kind]
-
-
-INPUT_SEEN = _InputCounter()
+INPUT_SEEN = InputCounter()
 
 
 def input_events() -> dict[str, int]:
@@ -228,82 +127,41 @@ def input_events() -> dict[str, int]:
 
 def wait_input_events(kind: str, count: int, timeout: float = 5.0) -> int:
     """Wait until the X server has received ``count`` events of ``kind`` in all (bounded); the count."""
-    if kind not in _InputCounter.KINDS:
-        raise ValueError(f"kind must be one of {_InputCounter.KINDS}, not {kind!r}")
+    if kind not in InputCounter.KINDS:
+        raise ValueError(f"kind must be one of {InputCounter.KINDS}, not {kind!r}")
     return INPUT_SEEN.wait(kind, int(count), float(timeout))
 
 
-@_x
 def map_keys(mapping: dict[str, int]) -> bool:
     """Give keycodes new keysyms (``{"90": 0x10000fc}``): how the host types characters the keymap lacks."""
-    d = X.display()
-    for code, keysym in mapping.items():
-        d.change_keyboard_mapping(int(code), [(int(keysym), int(keysym))])
-    d.sync()
-    return True
+
+    def remap(_reader: WindowReader) -> bool:
+        for code, keysym in mapping.items():
+            X.d.change_keyboard_mapping(int(code), [(int(keysym), int(keysym))])
+        X.d.sync()
+        return True
+
+    return X.read(remap)
 
 
-@_x
 def launcher_ready(name: str = "rofi") -> bool:
     """True once the launcher's window is viewable (rofi grabs the keyboard before it maps its window), so
     keys sent from now on reach it."""
-    from Xlib import X as Xc
-
-    root = X.display().screen().root
-    for win in root.query_tree().children:
-        try:
-            if win.get_attributes().map_state != Xc.IsViewable:
-                continue
-            cls = win.get_wm_class()
-        except Exception:
-            continue
-        if cls and name in (c.lower() for c in cls):
-            return True
-    return False
+    return X.read(lambda r: r.viewable_of_class(name))
 
 
 def session_pids() -> list[int]:
     """Live processes of the desktop user, this agent excluded."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == ME:
-            continue
-        try:
-            if os.stat(f"/proc/{entry}").st_uid != UID:
-                continue
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                if f.read().rsplit(b")", 1)[1][1:2] == b"Z":
-                    continue
-        except OSError:
-            continue
-        out.append(int(entry))
-    return out
+    return user_pids(UID, exclude={ME})
 
 
 def processes() -> list[list[Any]]:
-    out = []
-    for pid in session_pids():
-        try:
-            with open(f"/proc/{pid}/comm") as f:
-                name = f.read().strip()
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = [c.decode(errors="replace") for c in f.read().split(b"\0") if c]
-        except OSError:
-            continue
-        out.append([pid, name, cmd])
-    return out
+    return [[p.pid, p.name, list(p.cmdline)] for p in process_table(session_pids())]
 
 
 def cpu_ns(pids: list[int]) -> int:
-    total = 0
-    for pid in pids:
-        try:
-            for tid in os.listdir(f"/proc/{int(pid)}/task"):
-                with open(f"/proc/{int(pid)}/task/{tid}/schedstat", "rb") as f:
-                    total += int(f.read().split(maxsplit=1)[0])
-        except (OSError, ValueError):
-            continue
-    return total
+    """CPU time the processes used, in ns (time waiting for a CPU not counted)."""
+    return cpu_demand_ns([int(p) for p in pids], waited=False)
 
 
 def kill(pid: int, sig: int = 15) -> bool:
@@ -319,44 +177,34 @@ def kill(pid: int, sig: int = 15) -> bool:
 
 def spawn(app: str, args: list[str] | None = None) -> int:
     """Start a known application (a key of APPS) with plain arguments (paths); its pid."""
-    argv = [*APPS[app], *[str(a) for a in (args or [])]]
     proc = subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        cwd=os.environ.get("HOME", "/"), start_new_session=True,
+        app_argv(app, args or ()), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, cwd=HOME, start_new_session=True,
     )  # fmt: skip
     return proc.pid
 
 
 def _path(path: str) -> str:
-    home = os.environ.get("HOME", "/home/user")
-    if path == "~" or path.startswith("~/"):
-        return os.path.join(home, path[2:])
-    return path if path.startswith("/") else os.path.join(home, path)
+    return str(resolve(PurePosixPath(HOME), path))
 
 
 def stat(path: str) -> dict[str, Any] | None:
-    try:
-        st = os.stat(_path(path))
-    except OSError:
-        return None
-    return {"mode": st.st_mode, "size": st.st_size, "mtime": st.st_mtime, "uid": st.st_uid}
+    st = stat_of(_path(path))
+    return (
+        None
+        if st is None
+        else {"mode": st.st_mode, "size": st.st_size, "mtime": st.st_mtime, "uid": st.st_uid}
+    )
 
 
 def read_file(path: str, limit: int = MAX_FILE_BYTES) -> str | None:
     """A file's bytes (base64); None when missing, unreadable, a folder, or larger than ``limit``."""
-    try:
-        with open(_path(path), "rb") as f:
-            data = f.read(int(limit) + 1)
-    except OSError:
-        return None
-    return None if len(data) > int(limit) else base64.b64encode(data).decode()
+    data = read_limited(_path(path), limit)
+    return None if data is None else base64.b64encode(data).decode()
 
 
-def list_dir(path: str) -> list[str] | None:
-    try:
-        return sorted(os.listdir(_path(path)))
-    except OSError:
-        return None
+def list_folder(path: str) -> list[str] | None:
+    return list_dir(_path(path))
 
 
 def write_file(path: str, data: str) -> str:
@@ -423,74 +271,24 @@ def settle(
             return False
 
 
-def _name(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/comm") as f:
-            return f.read().strip()
-    except OSError:
-        return ""
-
-
 def launch_snapshot() -> dict[str, Any]:
     """What a launch is judged against: the windows, the active one, the session's processes."""
-    active = active_window()
-    return {
-        "windows": [w[0] for w in windows()],
-        "active": active[0] if active else None,
-        "pids": session_pids(),
-    }
+    return launch.LaunchWatch(X, session_pids).snapshot()
 
 
 def launch_wait(
     snapshot: dict[str, Any], startup: float = 40.0, idle_after: float = 1.0, grace: float = 0.3,
     poll: float = 0.02, ignore: tuple[str, ...] = ("rofi",),
 ) -> str:  # fmt: skip
-    """What a launch did, as the xvfb backend's LaunchWatch decides it: "window" (a new window is active),
-    "focused" (what it started is gone and another existing window is active), "exited" (what it started
-    is gone), "idle" (it started something that sits without a window), or "timeout". An existing window
-    that becomes active while the launched program runs decides nothing (focus back from a closed
-    dialog)."""
-    before, active, old = set(snapshot["windows"]), snapshot["active"], set(snapshot["pids"])
-    start = last_active = time.monotonic()
-    seen: set[int] = set()
-    used = 0
-    while True:
-        win = active_window()
-        if win is not None and win[0] not in before and win[1]:
-            return "window"
-        focused = win is not None and win[0] != active and win[0] in before
-        now = time.monotonic()
-        pids = [p for p in session_pids() if p not in old and _name(p) not in ignore]
-        fresh = [p for p in pids if p not in seen]
-        seen.update(fresh)
-        total = cpu_ns(pids)
-        if fresh or total - used > 0.05 * poll * 1e9:
-            last_active = now
-        used = total
-        if now - start >= grace and not pids:
-            return "focused" if focused else "exited"
-        if pids and now - last_active >= idle_after:
-            return "idle"
-        if now - start >= startup:
-            return "timeout"
-        time.sleep(poll)
+    """What a launch did, decided by the desktop's own LaunchWatch: "window", "focused", "exited", "idle"
+    or "timeout" (see :meth:`crab_gym.envs.desktop.primitives.launch.LaunchWatch.wait`)."""
+    watch = launch.LaunchWatch(X, session_pids, ignore=frozenset(ignore), snapshot=snapshot)
+    return watch.wait(startup=startup, idle_after=idle_after, grace=grace, poll=poll)
 
 
 def launcher_exits(name: str = "rofi", idle_for: float = 0.2, bound: float = 2.0, poll: float = 0.01) -> bool:
-    """After Enter in the launcher: True once it exits (it launched something); False once it sits open and
-    idle for ``idle_for`` s (nothing matched), or after ``bound`` s."""
-    pids = [p for p in session_pids() if _name(p) == name]
-    start = last_active = time.monotonic()
-    used = cpu_ns(pids)
-    while any(os.path.exists(f"/proc/{p}") and _name(p) == name for p in pids):
-        now, total = time.monotonic(), cpu_ns(pids)
-        if total - used > 0.05 * poll * 1e9:
-            last_active = now
-        used = total
-        if now - last_active >= idle_for or now - start >= bound:
-            return False
-        time.sleep(poll)
-    return True
+    """After Enter in the launcher: True once it exits, False once it sits open and idle (nothing matched)."""
+    return launch.launcher_exits(session_pids, name, idle_for=idle_for, bound=bound, poll=poll)
 
 
 OPS: dict[str, Callable[..., Any]] = {
@@ -511,7 +309,7 @@ OPS: dict[str, Callable[..., Any]] = {
     "spawn": spawn,
     "stat": stat,
     "read_file": read_file,
-    "list_dir": list_dir,
+    "list_dir": list_folder,
     "write_file": write_file,
     "settle": settle,
 }

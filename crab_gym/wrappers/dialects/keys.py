@@ -1,13 +1,13 @@
 """Key names as agents write them (xdotool keysyms, pyautogui names, OpenAI's CUA names) -> our key names.
 
-The desktop's keys are the closed vocabulary of ``crab_gym.envs.desktop.x11.KEYS``; the phone has three
-buttons (home, back, enter), reached by the key names that mean them.
+The desktop's keys are the closed vocabulary of ``crab_gym.envs.desktop.primitives.x11.KEYS``; the phone
+has three buttons (home, back, enter), reached by the key names that mean them.
 """
 
 from __future__ import annotations
 
 from crab_gym.core.actions import InvalidAction
-from crab_gym.envs.desktop.x11 import KEYS
+from crab_gym.envs.desktop.primitives.x11 import KEYS
 
 _KNOWN = frozenset(KEYS)
 

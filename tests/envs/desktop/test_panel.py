@@ -15,8 +15,8 @@ import pytest
 import crab_gym  # noqa: F401
 from crab_gym.envs.android.sim.storage.db import NOW_MS
 from crab_gym.envs.desktop import evaluators as ev
-from crab_gym.envs.desktop.panel import DESKTOP_NOW, PANEL_APPS, PANEL_HEIGHT
-from crab_gym.envs.desktop.wallpaper import draw_wallpaper
+from crab_gym.envs.desktop.backends.panel import DESKTOP_NOW, PANEL_APPS, PANEL_HEIGHT
+from crab_gym.envs.desktop.backends.wallpaper import draw_wallpaper
 from crab_gym.wrappers import SetOfMarks
 from crab_gym.wrappers.regions import detect_regions
 

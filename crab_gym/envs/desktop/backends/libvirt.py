@@ -13,15 +13,21 @@ DeviceError; the next reset loads the snapshot again, or restarts the domain fro
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 from xml.etree import ElementTree as ET
 
 from crab_gym.envs.base import DeviceError
+from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
+from crab_gym.envs.desktop.primitives.apps import app_argv
+from crab_gym.envs.desktop.primitives.files import resolve
+from crab_gym.envs.desktop.primitives.procs import Process
 from crab_gym.envs.slot_lock import SlotLock
 from crab_gym.vm.connection import DEFAULT_URI, VMError, import_libvirt, open_connection
 from crab_gym.vm.display import VMDisplay
@@ -41,13 +47,34 @@ MAX_WORKERS = 32
 TCG_SLOWDOWN = float(os.environ.get("CRAB_GYM_VM_SLOWDOWN", "5"))  # how much longer waits are under TCG
 
 
-def parse_backend(spec: str) -> tuple[str | None, str]:
-    """``libvirt[:<domain>][@<uri>]`` -> (domain or None for a worker clone, uri)."""
-    head, _, uri = spec.partition("@")
-    kind, _, domain = head.partition(":")
-    if kind != "libvirt":
-        raise ValueError(f"not a libvirt backend: {spec!r} (libvirt[:<domain>][@<uri>])")
-    return (domain or None), (uri or DEFAULT_URI)
+class GuestStat:
+    """The fields of ``os.stat_result`` the probe reports."""
+
+    def __init__(self, d: dict[str, Any]) -> None:
+        self.st_mode, self.st_size = int(d["mode"]), int(d["size"])
+        self.st_mtime, self.st_uid = float(d["mtime"]), int(d["uid"])
+
+
+class GuestLaunch:
+    """A launch watched in the guest: the probe takes the snapshot, and judges the outcome with the
+    desktop's own :class:`~crab_gym.envs.desktop.primitives.launch.LaunchWatch` (see ``launch_wait``)."""
+
+    def __init__(self, session: LibvirtSession) -> None:
+        self._s = session
+        self.snapshot = session.agent_client().call("launch_snapshot")
+
+    def new_pids(self) -> list[int]:
+        old = set(self.snapshot["pids"])
+        return [p.pid for p in self._s.processes() if p.pid not in old and p.name != "rofi"]
+
+    def wait(self, startup: float = 40.0, idle_after: float = 1.0, grace: float = 0.3) -> str:
+        k = self._s.slowdown
+        return str(
+            self._s.agent_client().call(
+                "launch_wait", snapshot=self.snapshot, startup=startup * k, idle_after=idle_after * k,
+                grace=grace * k, reply_within=startup * k + 30.0,
+            )
+        )  # fmt: skip
 
 
 class _WorkerSlot:
@@ -65,6 +92,9 @@ class _WorkerSlot:
 
 class LibvirtSession:
     """One desktop domain. ``start()`` once, ``reset()`` per episode, ``close()`` at the end."""
+
+    # What the guest image has (no panel: the xvfb session's panel is not shipped in the image yet).
+    description = f"{DESCRIPTION} {HOME_FOLDERS}"
 
     def __init__(
         self, domain: str | None = None, uri: str = DEFAULT_URI, size: tuple[int, int] = (1280, 800)
@@ -306,20 +336,61 @@ class LibvirtSession:
 
     def resolve(self, path: str) -> PurePosixPath:
         """A session path (``~/x`` or ``/abs``) as the guest sees it; ``~`` is the guest user's HOME."""
-        if path == "~" or path.startswith("~/"):
-            return self.home / path[2:]
-        return PurePosixPath(path) if path.startswith("/") else self.home / path
+        return resolve(self.home, path)
 
     def write_file(self, rel: str, data: bytes) -> PurePosixPath:
         """Create a file in the guest (owned by the desktop user)."""
-        import base64
-
         encoded = base64.b64encode(data).decode()
         self.agent_client().call("write_file", path=str(self.resolve(rel)), data=encoded)
         return self.resolve(rel)
 
+    def stat(self, path: str) -> GuestStat | None:
+        d = self.agent_client().call("stat", path=str(self.resolve(path)))
+        return None if d is None else GuestStat(d)
+
+    def read_bytes(self, path: str, limit: int) -> bytes | None:
+        data = self.agent_client().call("read_file", path=str(self.resolve(path)), limit=limit)
+        return None if data is None else base64.b64decode(data)
+
+    def list_dir(self, path: str) -> list[str] | None:
+        return self.agent_client().call("list_dir", path=str(self.resolve(path)))
+
     def session_pids(self) -> list[int]:
         return [p[0] for p in self.agent_client().call("processes")]
+
+    def processes(self) -> list[Process]:
+        return [Process(pid, name, tuple(cmd)) for pid, name, cmd in self.agent_client().call("processes")]
+
+    def kill(self, pid: int, sig: int) -> bool:
+        return bool(self.agent_client().call("kill", pid=pid, sig=sig))
+
+    def spawn_app(self, app: str, args: Sequence[str]) -> None:
+        app_argv(app, args)  # an unknown app fails here, with the list of known ones
+        self.agent_client().call("spawn", app=app, args=[str(a) for a in args])
+
+    def launch_watch(self) -> GuestLaunch:
+        return GuestLaunch(self)
+
+    def launcher_ready(self) -> bool:
+        return bool(self.agent_client().call("launcher_ready"))
+
+    def launcher_exits(self, idle_for: float, bound: float) -> bool:
+        k = self.slowdown
+        return bool(
+            self.agent_client().call("launcher_exits", idle_for=idle_for * k, bound=bound * k,
+                                     reply_within=30.0 * k)
+        )  # fmt: skip
+
+    def settle(self, quiet: float, timeout: float) -> None:
+        """As on xvfb, judged in the guest; both times stretched by the slowdown (under TCG an app draws a
+        menu in bursts more than 20 ms apart)."""
+        if self.x is None:
+            raise DeviceError("the VM session is not started")
+        self.x.settle(quiet=quiet * self.slowdown, timeout=timeout * self.slowdown)
+
+    def outgrown(self) -> bool:
+        """Never: a reset loads the whole machine from its snapshot."""
+        return False
 
     def identity(self) -> dict[str, Any]:
         return {"domain": self.name, "uri": self.uri} if self.dom is not None else {}

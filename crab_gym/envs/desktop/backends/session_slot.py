@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crab_gym.envs.base import DeviceError
-from crab_gym.envs.desktop.x11 import X11Display
+from crab_gym.envs.desktop.primitives.x11 import X11Display
 from crab_gym.envs.slot_lock import SlotLock
 
 RUN_ROOT = Path(os.environ.get("CRAB_GYM_RUNDIR", "/tmp/crab-gym"))

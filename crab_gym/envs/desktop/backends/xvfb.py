@@ -18,18 +18,23 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from crab_gym.envs.base import DeviceError
-from crab_gym.envs.desktop.a11y_bus import a11y_bus_address, start_a11y_bus
-from crab_gym.envs.desktop.agent_client import AgentClient
+from crab_gym.envs.desktop.backends.a11y_bus import a11y_bus_address, start_a11y_bus
+from crab_gym.envs.desktop.backends.agent_client import AgentClient
+from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
+from crab_gym.envs.desktop.backends.panel import DESKTOP_NOW, Panel
 from crab_gym.envs.desktop.backends.session_slot import FIRST_DISPLAY, Slot, display_accepts, free_display
-from crab_gym.envs.desktop.cpu import cpu_demand_ns
-from crab_gym.envs.desktop.panel import DESKTOP_NOW, Panel
-from crab_gym.envs.desktop.wallpaper import draw_wallpaper, set_root_background
-from crab_gym.envs.desktop.x11 import X11Display
+from crab_gym.envs.desktop.backends.wallpaper import draw_wallpaper, set_root_background
+from crab_gym.envs.desktop.primitives.apps import app_argv
+from crab_gym.envs.desktop.primitives.cpu import busy_probe
+from crab_gym.envs.desktop.primitives.files import list_dir, read_limited, resolve, stat_of
+from crab_gym.envs.desktop.primitives.launch import LaunchWatch, launcher_exits
+from crab_gym.envs.desktop.primitives.procs import Process, marker_pids, process_table, user_pids
+from crab_gym.envs.desktop.primitives.x11 import X11Display
 
 TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
 AGENT_SOURCE = Path(__file__).resolve().parent.parent / "session_agent.py"
@@ -44,6 +49,12 @@ REQUIRED_PROGRAMS = ("Xvfb", "xauth", "xhost", "dbus-daemon", "openbox", "rofi")
 
 class XvfbSession:
     """One live X session. ``start()`` once, ``reset()`` per episode, ``close()`` at the end."""
+
+    description = (
+        f"{DESCRIPTION} The panel along the bottom has an Applications menu, a launcher button per app, a "
+        f"button per open window and a clock. {HOME_FOLDERS}"
+    )
+    slowdown = 1.0
 
     def __init__(self, size: tuple[int, int] = (1280, 800), clock: str = DESKTOP_NOW) -> None:
         missing = [p for p in REQUIRED_PROGRAMS if shutil.which(p) is None]
@@ -237,46 +248,40 @@ class XvfbSession:
 
     def session_pids(self) -> list[int]:
         """Processes that belong to this session (by uid when it has its own user, else by marker)."""
-        xvfb_pid = self._xvfb.pid if self._xvfb else -1
-        marker = f"{MARKER}={self.token}".encode()
-        pids = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit() or int(entry) in (os.getpid(), xvfb_pid):
-                continue
-            try:
-                if self.user.dedicated:
-                    mine = os.stat(f"/proc/{entry}").st_uid == self.user.uid
-                else:
-                    mine = marker in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
-                # A zombie is already dead; its parent (us or init) reaps it.
-                if mine and Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1][1:2] != b"Z":
-                    pids.append(int(entry))
-            except (FileNotFoundError, ProcessLookupError, PermissionError):
-                continue
-        return pids
+        exclude = {os.getpid(), self._xvfb.pid if self._xvfb else -1}
+        if self.user.dedicated:
+            return user_pids(self.user.uid, exclude)
+        return marker_pids(f"{MARKER}={self.token}".encode(), exclude)
 
-    def cpu_probe(self, share: float = 0.2, refresh: float = 0.2) -> Callable[[], bool]:
-        """A probe for settle(): True when session processes ran or waited to run (a starved app is busy
-        too) more than ``share`` of a CPU since the previous call (an idle GTK or LibreOffice session
-        uses about 1 %; building a dialog, 100 %)."""
-        pids = self.session_pids()
-        state: dict[str, Any] = {
-            "pids": pids,
-            "at": time.monotonic(),
-            "ns": cpu_demand_ns(pids),
-            "t": time.monotonic(),
-        }
+    def processes(self) -> list[Process]:
+        return process_table(self.session_pids())
 
-        def busy() -> bool:
-            now = time.monotonic()
-            if now - state["at"] > refresh:
-                state["pids"], state["at"] = self.session_pids(), now
-            used = cpu_demand_ns(state["pids"])
-            was, since = state["ns"], state["t"]
-            state["ns"], state["t"] = used, now
-            return used - was > share * (now - since) * 1e9
+    def kill(self, pid: int, sig: int) -> bool:
+        if pid not in self.session_pids():
+            return False
+        try:
+            os.kill(pid, sig)
+            return True
+        except ProcessLookupError:
+            return False
 
-        return busy
+    def spawn_app(self, app: str, args: Sequence[str]) -> None:
+        self.spawn(app_argv(app, args))
+
+    def launch_watch(self) -> LaunchWatch:
+        return LaunchWatch(self._display(), self.session_pids)
+
+    def launcher_ready(self) -> bool:
+        """rofi's window shows (it grabs the keyboard first: ``-no-lazy-grab`` in the session's openbox
+        config)."""
+        return self._display().viewable_of_class("rofi")
+
+    def launcher_exits(self, idle_for: float, bound: float) -> bool:
+        return launcher_exits(self.session_pids, "rofi", idle_for=idle_for, bound=bound)
+
+    def settle(self, quiet: float, timeout: float) -> None:
+        """Screen damage and the session's CPU demand both quiet for ``quiet`` s (see X11Display.settle)."""
+        self._display().settle(quiet=quiet, timeout=timeout, busy=busy_probe(self.session_pids))
 
     def _kill_clients(self, include_xvfb: bool) -> None:
         """Kill the session's processes: all of them with Xvfb, else all but the live keepers."""
@@ -352,7 +357,7 @@ class XvfbSession:
         """The accessibility bus, its registry and the panel, unless all three are still running.
 
         They outlive resets (the panel takes longer to start than a whole reset), so none of them uses the
-        session bus, which a reset replaces (see :mod:`crab_gym.envs.desktop.a11y_bus`).
+        session bus, which a reset replaces (see :mod:`crab_gym.envs.desktop.backends.a11y_bus`).
         """
         if self._keepers and all(p.poll() is None for p in self._keepers) and self.panel.alive():
             return
@@ -447,8 +452,24 @@ class XvfbSession:
 
     def resolve(self, path: str) -> Path:
         """A session path (``~/x`` or ``/abs``) to a host path; ``~`` is the session's HOME."""
-        if path == "~" or path.startswith("~/"):
-            return self.home / path[2:]
-        if not path.startswith("/"):
-            return self.home / path
-        return Path(path)
+        return resolve(self.home, path)
+
+    def stat(self, path: str) -> os.stat_result | None:
+        return stat_of(self.resolve(path))
+
+    def read_bytes(self, path: str, limit: int) -> bytes | None:
+        return read_limited(self.resolve(path), limit)
+
+    def list_dir(self, path: str) -> list[str] | None:
+        return list_dir(self.resolve(path))
+
+    def identity(self) -> dict[str, Any]:
+        """The X display and the pid of its Xvfb (empty before the start)."""
+        if self._xvfb is None:
+            return {}
+        return {"display": self.display_name, "xvfb_pid": self._xvfb.pid}
+
+    def _display(self) -> X11Display:
+        if self.x is None:
+            raise DeviceError("the desktop is not running: call reset() first")
+        return self.x

@@ -4,44 +4,66 @@ A launcher (rofi) may start a program that opens a window, hand off to a running
 one of its windows, start something that exits, or start something that never opens a window. Waiting for
 a new window in every case blocks for the whole start-up bound; a :class:`LaunchWatch` instead ends as soon
 as the outcome is known, and waits out an application's start-up only while the program works (uses CPU).
+
+Guest-safe (stdlib only, and the guest-safe modules beside it): the VM image ships this module to the probe
+agent, which judges launches in the guest with this same code.
 """
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
-from typing import Literal, Protocol
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
 
-from crab_gym.envs.desktop.cpu import cpu_demand_ns
-from crab_gym.envs.desktop.x11 import X11Display
+from crab_gym.envs.desktop.primitives.cpu import cpu_demand_ns
+from crab_gym.envs.desktop.primitives.procs import proc_name
+from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
 
 Outcome = Literal["window", "focused", "exited", "idle", "timeout"]
+Pids = Callable[[], list[int]]
 
 
-class Session(Protocol):
-    def session_pids(self) -> list[int]: ...
+class Screen(Protocol):
+    """The window facts a launch is judged by (an X11Display, a WindowReader)."""
 
+    def windows(self) -> list[WindowInfo]: ...
 
-def _name(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
+    def active_window(self) -> WindowInfo | None: ...
 
 
 class LaunchWatch:
-    """Snapshot the session before a launch; :meth:`wait` then says what the launch did."""
+    """Snapshot the session before a launch; :meth:`wait` then says what the launch did.
 
-    def __init__(self, x: X11Display, session: Session, ignore: frozenset[str] = frozenset({"rofi"})) -> None:
-        self.x, self.session, self.ignore = x, session, ignore
-        self.windows = {w.wid for w in x.windows()}
-        active = x.active_window()
-        self.active = active.wid if active is not None else None
-        self.pids = set(session.session_pids())
+    ``session_pids`` lists the session's processes; ``snapshot`` resumes a watch from :meth:`snapshot`
+    (plain data, so the probe agent can take it in one request and wait in another).
+    """
+
+    def __init__(
+        self,
+        screen: Screen,
+        session_pids: Pids,
+        ignore: frozenset[str] = frozenset({"rofi"}),
+        snapshot: dict[str, Any] | None = None,
+    ) -> None:
+        self.x, self.session_pids, self.ignore = screen, session_pids, ignore
+        if snapshot is None:
+            active = screen.active_window()
+            snapshot = {
+                "windows": [w.wid for w in screen.windows()],
+                "active": active.wid if active is not None else None,
+                "pids": session_pids(),
+            }
+        self.windows = set(snapshot["windows"])
+        self.active = snapshot["active"]
+        self.pids = set(snapshot["pids"])
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the launch is judged against, as plain data."""
+        return {"windows": sorted(self.windows), "active": self.active, "pids": sorted(self.pids)}
 
     def new_pids(self) -> list[int]:
         """Session processes started since the snapshot (the launcher itself excluded)."""
-        return [p for p in self.session.session_pids() if p not in self.pids and _name(p) not in self.ignore]
+        return [p for p in self.session_pids() if p not in self.pids and proc_name(p) not in self.ignore]
 
     def outcome_now(self) -> Outcome | None:
         """What the active window shows: "window" (a new one), "focused" (another one that was there
@@ -89,3 +111,22 @@ class LaunchWatch:
             if now - start >= startup:
                 return "timeout"
             time.sleep(poll)
+
+
+def launcher_exits(
+    session_pids: Pids, name: str = "rofi", idle_for: float = 0.2, bound: float = 2.0, poll: float = 0.01
+) -> bool:
+    """After Enter in the launcher: True once it exits (it launched something); False once it sits open and
+    idle for ``idle_for`` s (nothing matched), or after ``bound`` s."""
+    pids = [p for p in session_pids() if proc_name(p) == name]
+    start = last_active = time.monotonic()
+    used = cpu_demand_ns(pids)
+    while any(proc_name(p) == name for p in pids):
+        now, total = time.monotonic(), cpu_demand_ns(pids)
+        if total - used > 0.05 * poll * 1e9:
+            last_active = now
+        used = total
+        if now - last_active >= idle_for or now - start >= bound:
+            return False
+        time.sleep(poll)
+    return True

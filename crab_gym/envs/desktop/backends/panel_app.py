@@ -7,7 +7,7 @@ ISO}}`` on stdin and gets ``{"ok": true, ...}`` once popups are closed, the wind
 and the panel has drawn (the session agent's protocol). It never takes the keyboard focus, and never talks
 to the session bus, which is replaced at every reset; it reaches AT-SPI through ``AT_SPI_BUS_ADDRESS``.
 
-Usage: python3 panel_app.py CONFIG.json   (see crab_gym/envs/desktop/panel.py for the fields)
+Usage: python3 panel_app.py CONFIG.json   (see crab_gym/envs/desktop/backends/panel.py for the fields)
 """
 
 from __future__ import annotations

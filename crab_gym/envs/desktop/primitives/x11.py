@@ -10,14 +10,14 @@ import os
 import select
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import mss
 import numpy as np
 from PIL import Image
 from Xlib import XK, X, display
-from Xlib.error import XError
 from Xlib.ext import damage, xtest
+
+from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo, WindowReader
 
 # Key names agents use (pyautogui-like) -> X keysym names.
 KEY_ALIASES: dict[str, str] = {
@@ -102,16 +102,6 @@ def keysym_for_char(ch: str) -> int:
     return 0x01000000 + cp
 
 
-@dataclass(frozen=True)
-class WindowInfo:
-    """A top-level client window as the window manager reports it."""
-
-    wid: int
-    title: str
-    wm_class: str
-    pid: int | None
-
-
 class X11Display:
     """Input, frames and window facts for one X display."""
 
@@ -123,7 +113,7 @@ class X11Display:
         self.size = (int(geom.width), int(geom.height))
         self._mss = mss.MSS(display=name)
         self._monitor = {"left": 0, "top": 0, "width": self.size[0], "height": self.size[1]}
-        self._atoms: dict[str, int] = {}
+        self._windows = WindowReader(self._d)
         self._spare_keycodes = self._find_spare_keycodes()
         self._remapped: dict[int, int] = {}  # keysym -> spare keycode
         self._last_press: tuple[float, int, int] | None = None
@@ -291,66 +281,16 @@ class X11Display:
         return code
 
     # ---- windows ------------------------------------------------------------------------------
-    def _atom(self, name: str) -> int:
-        if name not in self._atoms:
-            self._atoms[name] = self._d.intern_atom(name)
-        return self._atoms[name]
-
-    def _prop(self, win, name: str, type_: int = X.AnyPropertyType):
-        try:
-            p = win.get_full_property(self._atom(name), type_)
-        except XError:
-            return None
-        return p.value if p is not None else None
-
-    def _window_info(self, wid: int) -> WindowInfo | None:
-        win = self._d.create_resource_object("window", wid)
-        title = self._prop(win, "_NET_WM_NAME", self._atom("UTF8_STRING"))
-        if title is None:
-            title = self._prop(win, "WM_NAME")
-        if isinstance(title, bytes):
-            title = title.decode("utf-8", "replace")
-        wm_class = self._prop(win, "WM_CLASS")
-        if isinstance(wm_class, bytes):
-            wm_class = wm_class.split(b"\0")[-2 if wm_class.endswith(b"\0") else -1].decode(
-                "utf-8", "replace"
-            )
-        pid = self._prop(win, "_NET_WM_PID")
-        return WindowInfo(
-            wid=wid, title=str(title or ""), wm_class=str(wm_class or ""), pid=int(pid[0]) if pid else None
-        )
-
     def windows(self) -> list[WindowInfo]:
         """Client windows managed by the window manager, bottom to top."""
-        ids = self._prop(self._root, "_NET_CLIENT_LIST_STACKING", X.AnyPropertyType)
-        if ids is None:
-            ids = self._prop(self._root, "_NET_CLIENT_LIST", X.AnyPropertyType)
-        infos = [self._window_info(int(w)) for w in (ids or [])]
-        return [i for i in infos if i is not None]
+        return self._windows.windows()
 
     def viewable_of_class(self, name: str) -> bool:
-        """True if a top-level window of WM_CLASS ``name`` (either part, any case) is viewable: also
-        unmanaged ones, such as rofi's override-redirect window, which :meth:`windows` does not list."""
-        for win in self._root.query_tree().children:
-            try:
-                if win.get_attributes().map_state != X.IsViewable:
-                    continue
-                cls = win.get_wm_class()
-            except XError:
-                continue  # gone since the query
-            if cls and name.lower() in (c.lower() for c in cls):
-                return True
-        return False
+        """True if a top-level window of WM_CLASS ``name`` is viewable (also an unmanaged one, as rofi's)."""
+        return self._windows.viewable_of_class(name)
 
     def active_window(self) -> WindowInfo | None:
-        ids = self._prop(self._root, "_NET_ACTIVE_WINDOW", X.AnyPropertyType)
-        if not ids or not int(ids[0]):
-            return None
-        # The property outlives the window manager that set it: trust it only for a managed window.
-        managed = self._prop(self._root, "_NET_CLIENT_LIST", X.AnyPropertyType)
-        if managed is None or int(ids[0]) not in {int(w) for w in managed}:
-            return None
-        return self._window_info(int(ids[0]))
+        return self._windows.active_window()
 
     def set_background(self, rgb: tuple[int, int, int]) -> None:
         """Paint the root window a solid colour (what an empty desktop shows)."""
@@ -371,7 +311,7 @@ class X11Display:
         self._d.sync()
 
     def wm_running(self) -> bool:
-        return bool(self._prop(self._root, "_NET_SUPPORTING_WM_CHECK", X.AnyPropertyType))
+        return self._windows.wm_running()
 
     def sync(self) -> None:
         self._d.sync()

@@ -19,7 +19,7 @@ from crab_gym.envs.base import DeviceError
 if TYPE_CHECKING:
     from crab_gym.envs.desktop.backends.xvfb import XvfbSession
 
-BUS_CONFIG = Path(__file__).resolve().parent / "session" / "a11y-bus.conf"
+BUS_CONFIG = Path(__file__).resolve().parent.parent / "session" / "a11y-bus.conf"
 REGISTRY = "/usr/libexec/at-spi2-registryd"
 REGISTRY_NAME = "org.a11y.atspi.Registry"
 

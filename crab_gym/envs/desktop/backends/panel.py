@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from Xlib import X, display
 
 from crab_gym.envs.base import DeviceError
-from crab_gym.envs.desktop.agent_client import AgentClient
+from crab_gym.envs.desktop.backends.agent_client import AgentClient
 
 if TYPE_CHECKING:
     from crab_gym.envs.desktop.backends.xvfb import XvfbSession
