@@ -31,7 +31,7 @@ installed = pathlib.Path(crab_gym.__file__).resolve().parent
 assert installed.is_relative_to(pathlib.Path(sys.prefix).resolve()), (installed, sys.prefix)
 from crab_gym.tasks import load_tasks
 assert len(load_tasks("v0")) > 100
-from crab_gym.envs.desktop import a11y_bus, panel
+from crab_gym.envs.desktop.backends import a11y_bus, panel
 from crab_gym.envs.desktop.backends import xvfb
 from crab_gym.play import server
 from crab_gym.vm import recipe
