@@ -234,15 +234,21 @@ def _cards(ep: Episode, frames: _Frames) -> list[dict[str, Any]]:
     return cards
 
 
-def _template() -> jinja2.Template:
+def page_template(package: str, name: str) -> jinja2.Template:
+    """The self-contained HTML page ``name`` from ``package``'s templates/ (autoescaped; an unknown name in
+    it is an error, not a blank). The viewer and the eval report use it."""
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("crab_gym.episode", "templates"),
+        loader=jinja2.PackageLoader(package, "templates"),
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    return env.get_template("view.html.j2")
+    return env.get_template(name)
+
+
+def _template() -> jinja2.Template:
+    return page_template("crab_gym.episode", "view.html.j2")
 
 
 def write_view(

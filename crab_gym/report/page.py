@@ -24,7 +24,7 @@ from PIL import Image
 from crab_gym.core.metrics import FAILURE_REASONS, TERMINATION_REASONS, EpisodeRecord, Metrics
 from crab_gym.episode.draw_actions import draw_action
 from crab_gym.episode.format import Episode, EpisodeFormatError, episode_dirs, load_episode
-from crab_gym.episode.view import action_text
+from crab_gym.episode.view import action_text, page_template
 from crab_gym.report import plots
 from crab_gym.report.platforms import PLATFORMS, metrics_by_platform, platform_of
 
@@ -244,14 +244,7 @@ def _figures(
 
 
 def _template() -> jinja2.Template:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("crab_gym.report", "templates"),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    return env.get_template("report.html.j2")
+    return page_template("crab_gym.report", "report.html.j2")
 
 
 def _num(value: Any, digits: int = 2) -> str:
