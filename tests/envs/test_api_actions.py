@@ -13,7 +13,7 @@ from crab_gym.envs.android import api_actions as phone_api
 from crab_gym.envs.api_actions import API_ACTIONS, OUTPUT_CAP
 from crab_gym.envs.desktop import api_actions as desktop_api
 from crab_gym.episode import RecordEpisodes, load_episodes
-from crab_gym.wrappers import ActionDialect
+from crab_gym.wrappers import ActionDialect, FunctionCalls
 
 TASK = "v0-android-6-contacts_add+sms_send"
 
@@ -66,6 +66,17 @@ def test_phone_task_solved_through_api_calls_only(tmp_path) -> None:
     assert episode.meta["action_mode"] == "gui+api"
     assert [a["readable"]["action"] for a in episode.actions] == ["adb_shell", "add_contact", "send_sms"]
     assert episode.actions[0]["output"]["output"].startswith("hello\n")
+
+
+def test_function_calls_get_them_from_the_table() -> None:
+    env = FunctionCalls(gym.make("Crab-Android-v0", api_actions=True))
+    try:
+        env.reset(seed=0)
+        assert {"adb_shell", "send_sms", "add_contact"} <= {t["function"]["name"] for t in env.tools()}
+        _, _, _, _, info = env.step({"name": "adb_shell", "arguments": {"command": "echo hi"}})
+        assert info["output"]["output"] == "hi\n" and "hi" in FunctionCalls.result_text(info)
+    finally:
+        env.close()
 
 
 def test_bad_params_are_invalid_actions() -> None:
