@@ -44,8 +44,9 @@ def add_api_actions(sub: SubEnv) -> None:
         from crab_gym.envs.desktop import DesktopEnv
         from crab_gym.envs.desktop.api_actions import ACTIONS as extra
 
-        if not isinstance(sub, DesktopEnv):
-            raise ValueError(f"api_actions: the {type(sub).__name__} desktop backend has no API actions")
+        kind = sub.spec.kind if isinstance(sub, DesktopEnv) else type(sub).__name__
+        if kind != "xvfb":
+            raise ValueError(f"api_actions: the desktop's API actions need the xvfb backend, not {kind}")
     elif sub.name == "android":
         from crab_gym.envs.android.api_actions import ACTIONS as extra
     if extra and not any(a is extra[0] for a in sub.actions):

@@ -20,6 +20,7 @@ from pydantic import Field
 from crab_gym.core.actions import InvalidAction, action
 from crab_gym.envs.api_actions import OUTPUT_CAP, command_result
 from crab_gym.envs.base import ActionResult, DeviceError
+from crab_gym.envs.desktop.backends.xvfb import XvfbSession
 
 if TYPE_CHECKING:
     from crab_gym.envs.desktop import DesktopEnv
@@ -39,7 +40,7 @@ def shell(env: DesktopEnv, command: Command, timeout: Timeout = 10) -> ActionRes
         command: The command line, e.g. "ls ~/Documents" or "grep -c x notes.txt" (bash syntax).
         timeout: Seconds before the command is killed, 1 to 60.
     """
-    proc = env._session().spawn(["/bin/bash", "-c", "exec 2>&1\n" + command], log="api-shell", pipes=True)
+    proc = _xvfb(env).spawn(["/bin/bash", "-c", "exec 2>&1\n" + command], log="api-shell", pipes=True)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.close()
     fd, out, deadline, timed_out = proc.stdout.fileno(), bytearray(), time.monotonic() + timeout, False
@@ -73,7 +74,7 @@ def read_file(env: DesktopEnv, path: HomePath) -> ActionResult:
     Args:
         path: The file, relative to HOME or as "~/..." (e.g. "Documents/notes.txt").
     """
-    res = env._session().run(["cat", "--", _in_home(env, path)], timeout=10)
+    res = _xvfb(env).run(["cat", "--", _in_home(env, path)], timeout=10)
     data = res.stdout[:FILE_CAP] if res.returncode == 0 else res.stderr
     result = command_result(data, res.returncode)
     result["truncated"] = len(res.stdout) > FILE_CAP
@@ -90,13 +91,21 @@ def write_file(env: DesktopEnv, path: HomePath, content: Content) -> ActionResul
     """
     script = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
     target = _in_home(env, path)
-    res = env._session().run(["/bin/sh", "-c", script, "sh", target], timeout=10, input=content.encode())
+    res = _xvfb(env).run(["/bin/sh", "-c", script, "sh", target], timeout=10, input=content.encode())
     return ActionResult(output=command_result(res.stdout + res.stderr, res.returncode))
+
+
+def _xvfb(env: DesktopEnv) -> XvfbSession:
+    """The session, which runs on this machine (a VM's desktop has no API actions)."""
+    session = env._session()
+    if not isinstance(session, XvfbSession):
+        raise InvalidAction(f"the desktop's API actions need the xvfb backend, not {env.backend!r}")
+    return session
 
 
 def _in_home(env: DesktopEnv, path: str) -> str:
     """The absolute path of ``path`` inside the session's HOME, or InvalidAction when it leads out."""
-    home = Path(env._session().home)
+    home = Path(_xvfb(env).home)
     if "\x00" in path:
         raise InvalidAction("path: a NUL character is not allowed")
     rel = path[2:] if path.startswith("~/") else "" if path == "~" else path
