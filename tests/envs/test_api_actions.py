@@ -9,8 +9,10 @@ import gymnasium as gym
 import pytest
 
 import crab_gym  # noqa: F401 - registers the env ids
+from crab_gym.env import add_api_actions
 from crab_gym.envs.android import api_actions as phone_api
 from crab_gym.envs.api_actions import API_ACTIONS, OUTPUT_CAP
+from crab_gym.envs.desktop import DesktopEnv
 from crab_gym.envs.desktop import api_actions as desktop_api
 from crab_gym.episode import RecordEpisodes, load_episodes
 from crab_gym.wrappers import ActionDialect, FunctionCalls
@@ -156,3 +158,8 @@ def test_mode_is_gui_when_off() -> None:
         assert env.reset(seed=0)[1]["action_mode"] == "gui"
     finally:
         env.close()
+
+
+def test_a_vm_desktop_refuses_the_option() -> None:
+    with pytest.raises(ValueError, match="need the xvfb backend, not libvirt"):
+        add_api_actions(DesktopEnv("libvirt"))  # refused before any VM is reached
