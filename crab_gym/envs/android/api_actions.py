@@ -3,7 +3,9 @@ through the system providers (``content insert``), all through :meth:`Device.she
 the simulated phone and on a real one over adb.
 
 The phone's shell bounds a command (the simulated one stops runaway loops, adb its transport); the output
-is cut at OUTPUT_CAP, and a failing command is a result (exit code and output).
+is cut at OUTPUT_CAP, and a failing command is a result (exit code and output). ``add_contact`` inserts a
+raw contact with ``display_name`` and ``number``, as our phone's contacts provider takes it; a stock
+provider wants the name and number as data rows of a new raw contact instead (not done here).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """The desktop's API actions (opt-in, see :mod:`crab_gym.envs.api_actions`): a shell command and a file in
 HOME, each run as the session user inside the session (its namespace, its HOME), never as us.
 
-A command is bounded (``timeout`` seconds, output cut at OUTPUT_CAP); a command that fails is a result (its
-exit code and output). Paths are confined to HOME: ``..`` and a symlink leading out are refused, and the
-file is read and written by the session user, so even a path swapped afterwards reaches only its files.
+A command is bounded (``timeout`` seconds, output cut at OUTPUT_CAP; one still writing past four times that
+is killed, exit code -9); a command that fails is a result (its exit code and output). Paths are confined
+to HOME: ``..`` and a symlink leading out are refused, and the file is read and written by the session
+user, so even a path swapped afterwards reaches only its files.
 """
 
 from __future__ import annotations
