@@ -9,7 +9,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from crab_gym.core.actions import InvalidAction
+from crab_gym.core.actions import ActionSpec, InvalidAction
 from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.tasks import Task
 from crab_gym.envs.backend_spec import parse_backend
@@ -34,6 +34,23 @@ def make_subenv(name: str, backend: str | None) -> SubEnv:
 
         return AndroidEnv(parse_backend(name, backend))
     raise ValueError(f"unknown device {name!r}; devices: ubuntu, android, root")
+
+
+def add_api_actions(sub: SubEnv) -> None:
+    """Append the device's API actions (:mod:`crab_gym.envs.api_actions`) to this sub-env's action table,
+    after its GUI actions, whose indices stay; a device without any is left as it is."""
+    extra: tuple[ActionSpec, ...] = ()
+    if sub.name == "ubuntu":
+        from crab_gym.envs.desktop import DesktopEnv
+        from crab_gym.envs.desktop.api_actions import ACTIONS as extra
+
+        kind = sub.spec.kind if isinstance(sub, DesktopEnv) else type(sub).__name__
+        if kind != "xvfb":
+            raise ValueError(f"api_actions: the desktop's API actions need the xvfb backend, not {kind}")
+    elif sub.name == "android":
+        from crab_gym.envs.android.api_actions import ACTIONS as extra
+    if extra and not any(a is extra[0] for a in sub.actions):
+        sub.actions = (*sub.actions, *extra)
 
 
 class _LazyStates(Mapping[str, Any]):
@@ -67,6 +84,9 @@ class CrabEnv(gym.Env):
     full size and the frame is resized once with Pillow (bilinear after an integer box reduction); grayscale
     is Pillow's luma of the small frame. An unchanged frame is not converted again. ``render()`` and
     ``last_screens()`` stay full size (drawn on demand), and Set-of-Marks reads marks from the full frame.
+
+    ``api_actions=True`` adds each device's API actions (a shell, files, SMS, contacts: see
+    :mod:`crab_gym.envs.api_actions`) after its GUI actions; ``info["action_mode"]`` is then ``"gui+api"``.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -81,6 +101,7 @@ class CrabEnv(gym.Env):
         reward_mode: str = "dense",
         render_mode: str | None = None,
         obs_size: Mapping[str, Sequence[int]] | Sequence[int] | None = None,
+        api_actions: bool = False,
     ) -> None:
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
@@ -95,6 +116,12 @@ class CrabEnv(gym.Env):
             raise ValueError(f"backends given for devices this env does not have: {sorted(unknown)}")
         self.subenvs: dict[str, SubEnv] = {d: make_subenv(d, backends.get(d)) for d in devices}
         self._backends = backends
+        self.api_actions = api_actions
+        self.action_mode = "gui+api" if api_actions else "gui"
+        """``gui``, or ``gui+api`` with the API actions (crab_gym.envs.api_actions); in every ``info``."""
+        if api_actions:
+            for sub in self.subenvs.values():
+                add_api_actions(sub)
         from crab_gym.tasks import resolve_tasks  # the task library registers its templates on import
 
         self.tasks = resolve_tasks(tasks, set(devices))
@@ -305,6 +332,8 @@ class CrabEnv(gym.Env):
         """Close a device and put a new one of the same backend in its place."""
         self.subenvs[name].close()
         self.subenvs[name] = make_subenv(name, self._backends.get(name))
+        if self.api_actions:
+            add_api_actions(self.subenvs[name])
         self.codec.subenvs = list(self.subenvs.values())  # same order, the new device in place
 
     def _observe(self) -> dict[str, Any]:
@@ -356,6 +385,7 @@ class CrabEnv(gym.Env):
             "actions": self._actions,
             "invalid_actions": self._invalid,
             "action_mask": self.codec.mask(),
+            "action_mode": self.action_mode,
         }
         info.update(extra)
         return info

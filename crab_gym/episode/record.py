@@ -202,6 +202,7 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
             "env_kwargs": dict(spec.kwargs) if spec is not None else {},
             "devices": list(getattr(crab, "subenvs", {})),
             "backends": crab.backend_names() if hasattr(crab, "backend_names") else {},
+            "action_mode": info.get("action_mode", "gui"),
             "wrappers": self._wrappers(),
             "package": {"name": "crab-gym", "version": crab_gym.__version__},
             "started": time.time(),

@@ -23,6 +23,7 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         backends={"android": args.android_backend} if args.android_backend else {},
         max_steps=args.max_steps,
         out=Path(args.out) if args.out else None,
+        api_actions=args.api_actions,
     )
     try:
         if args.transport == "stdio":
@@ -50,4 +51,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="", help="record every episode here (RecordEpisodes)")
     p.add_argument("--max-steps", type=int, default=100, help="steps before an episode is cut short")
     p.add_argument("--android-backend", default="", help="sim (default), adb-sim, adb:<serial>, ...")
+    p.add_argument(
+        "--api-actions", action="store_true", help="add API actions (shell, files, SMS, contacts) as tools"
+    )
     p.set_defaults(func=_cmd_mcp)

@@ -36,6 +36,7 @@ class McpConfig:
     max_steps: int = 100
     out: Path | None = None  # RecordEpisodes writes each episode here
     idle_timeout: float = 1800.0  # seconds an episode waits for the next action (then agent_error)
+    api_actions: bool = False  # each device's API actions become tools too (crab_gym.envs.api_actions)
 
 
 class ToolError(CommandError):
@@ -76,6 +77,7 @@ class McpSession(RolloutThread):
             tasks=self.config.tasks,
             backends=dict(self.config.backends),
             max_steps=self.config.max_steps,
+            api_actions=self.config.api_actions,
         )
         if self.config.out is not None:
             from crab_gym.episode import RecordEpisodes

@@ -36,3 +36,21 @@ def test_an_episode_without_actions_ends_as_agent_error_and_the_session_goes_on(
             session.shutdown()
 
     asyncio.run(main())
+
+
+def test_api_actions_are_tools_when_asked() -> None:
+    async def main() -> None:
+        session = McpSession(McpConfig(env_id="Crab-Android-v0", api_actions=True))
+        try:
+            await session.run(session.open)
+            assert session.table is not None
+            names = {t["function"]["name"] for t in session.table.openai_tools()}
+            assert {"adb_shell", "send_sms", "add_contact"} <= names
+            await session.run(session.reset, "camera_take_photo-0", 0)
+            done = await session.run(session.act, "android", "adb_shell", {"command": "echo hi"})
+            assert "'output': 'hi\\n'" in done["output"]
+        finally:
+            await session.run(session.close)
+            session.shutdown()
+
+    asyncio.run(main())

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crab_gym.core.actions import InvalidAction
+from crab_gym.envs.api_actions import API_ACTIONS
 from crab_gym.wrappers.dialects.keys import combo, phone_button
 
 Point = tuple[float, float]
@@ -36,7 +37,8 @@ class Act:
 
     kind: click | right_click | middle_click | double_click | triple_click | long_press | move | drag |
     scroll | type | key | wait | home | back | open_app | complete | answer | observe (screenshot,
-    cursor_position: a do-nothing step) | unsupported (``text`` says why).
+    cursor_position: a do-nothing step) | unsupported (``text`` says why) | api (the API action named by
+    ``text``, with ``params``: see :mod:`crab_gym.envs.api_actions`).
     """
 
     kind: str
@@ -48,6 +50,7 @@ class Act:
     direction: str = ""
     amount: int = 0
     seconds: float = 1.0
+    params: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -159,7 +162,9 @@ def lower(acts: Sequence[Act], ctx: Context) -> list[Planned]:
     for act in acts:
         if act.kind == "unsupported":
             raise InvalidAction(act.text)
-        if act.kind in ROOT_KINDS:
+        if act.kind == "api":
+            out.append(Planned(act.device, act.text, dict(act.params)))
+        elif act.kind in ROOT_KINDS:
             out.append(_root(act))
         elif act.device == PHONE:
             out.extend(_phone(act, ctx))
@@ -285,6 +290,8 @@ def lift(device: str, name: str, params: Mapping[str, Any]) -> list[Act]:
     """The Acts that perform one of our actions (what the translator renders in each dialect)."""
     p = dict(params)
     point: Point | None = (float(p["point"][0]), float(p["point"][1])) if "point" in p else None
+    if name in API_ACTIONS.get(device, {}):
+        return [Act("api", device, text=name, params=tuple(p.items()))]
     if device == "root":
         kind = {"wait": "wait", "complete": "complete", "submit": "answer"}[name]
         return [Act(kind, text=str(p.get("answer", "")), seconds=float(p.get("seconds", 1)))]

@@ -11,7 +11,8 @@ second is dropped (every action already waits for the screen to settle); longer 
 and ``FAIL`` end the episode (``complete``). On a multi-device env a call names its device with
 ``device='android'``; a call without one acts on the device of the call before it in the step.
 ``pyautogui.write`` with ``device='android'`` types on the phone, ``pyautogui.press('enter'|'esc'|'home')``
-presses its buttons.
+presses its buttons. With the env's API actions on (``api_actions=True``), ``api.<name>(...)`` calls one,
+e.g. ``api.shell('ls ~')`` or ``api.send_sms('+1 555 0100', 'hi')``: its device is the one that has it.
 """
 
 from __future__ import annotations
@@ -19,13 +20,16 @@ from __future__ import annotations
 from typing import Any
 
 from crab_gym.core.actions import InvalidAction
+from crab_gym.envs.api_actions import API_ACTIONS, api_device
 from crab_gym.wrappers.dialects.base import Act, Context, Dialect, device_sizes
 from crab_gym.wrappers.dialects.calls import Call, code_of, parse_calls
 
 NAMES = ("click", "doubleClick", "rightClick", "middleClick", "tripleClick", "moveTo", "dragTo", "scroll",
          "hscroll", "vscroll", "write", "typewrite", "press", "hotkey", "keyDown", "keyUp", "mouseDown",
          "mouseUp")  # fmt: skip
-ALLOWED = frozenset({f"pyautogui.{n}" for n in NAMES} | {"time.sleep"})
+ALLOWED = frozenset(
+    {f"pyautogui.{n}" for n in NAMES} | {"time.sleep"} | {f"api.{n}" for d in API_ACTIONS.values() for n in d}
+)
 BARE = ("WAIT", "DONE", "FAIL")
 CLICK_KINDS = {"click": "click", "doubleClick": "double_click", "rightClick": "right_click",
                "middleClick": "middle_click", "tripleClick": "triple_click", "moveTo": "move"}  # fmt: skip
@@ -82,6 +86,9 @@ class _Step:
             return
         kw = dict(c.kwargs)
         named = kw.pop("device", None)
+        if c.name.startswith("api."):
+            self.acts.append(self._api(c.name[4:], list(c.args), kw, named))
+            return
         if c.name == "time.sleep":
             seconds = _num(c.args[0] if c.args else kw.get("secs"), "time.sleep")
             if seconds >= 1:
@@ -149,6 +156,24 @@ class _Step:
             self.acts.append(Act("drag", device, start, end))
         else:
             self._click(device, name, args, kw)
+
+    def _api(self, name: str, args: list[Any], kw: dict[str, Any], named: Any) -> Act:
+        device = api_device(name)
+        assert device is not None  # only the table's names are allowed calls
+        if named is not None and named != device:
+            raise InvalidAction(f"api.{name} acts on {device!r}, not {named!r}")
+        if device not in self.ctx.screens:
+            raise InvalidAction(f"api.{name} acts on the {device!r} device, which this env does not have")
+        self.device = device
+        order = API_ACTIONS[device][name]
+        if len(args) > len(order):
+            raise InvalidAction(f"api.{name} takes at most {len(order)} arguments ({', '.join(order)})")
+        params = dict(zip(order, args, strict=False))
+        for k, v in kw.items():
+            if k in params:
+                raise InvalidAction(f"api.{name}: argument {k!r} given twice")
+            params[k] = v
+        return Act("api", device, text=name, params=tuple(params.items()))
 
     def _click(self, device: str, name: str, args: list[Any], kw: dict[str, Any]) -> None:
         if self.held:
@@ -218,6 +243,8 @@ def _render(act: Act, ctx: Context) -> str:
         return f"{x}, {y}"
 
     k = act.kind
+    if k == "api":
+        return f"api.{act.text}({', '.join(f'{n}={v!r}' for n, v in act.params)})"
     if k in ("observe", "wait"):
         return "WAIT" if act.seconds <= 1 else f"time.sleep({act.seconds:g})"
     if k in ("complete", "answer"):
