@@ -72,9 +72,14 @@ class AndroidEnv(SubEnv):
     actions = ACTIONS
 
     def __init__(
-        self, backend: str = "sim", size: tuple[int, int] = (1080, 2400), adb_server_port: int | None = None
+        self,
+        backend: str = "sim",
+        size: tuple[int, int] = (1080, 2400),
+        adb_server_port: int | None = None,
+        realtime: bool = False,
     ) -> None:
         self.backend = backend
+        self.realtime = realtime
         self._requested_size = size
         self._adb_server_port = adb_server_port
         self._device: Device | None = None
@@ -83,14 +88,23 @@ class AndroidEnv(SubEnv):
             backend.startswith("adb:") and len(backend) > 4
         ):
             raise ValueError(f"unknown android backend {backend!r}; available: {', '.join(BACKENDS)}")
-        self._device = make_device(backend, size, adb_server_port)
+        self._device = self._make_device()
 
     # ---- the device ------------------------------------------------------------------------------
     @property
     def device(self) -> Device:
         if self._device is None:
-            self._device = make_device(self.backend, self._requested_size, self._adb_server_port)
+            self._device = self._make_device()
         return self._device
+
+    def _make_device(self) -> Device:
+        """The backend's device; our simulated phone's clock runs in real time when asked (a real phone's
+        or an emulator's always does)."""
+        dev = make_device(self.backend, self._requested_size, self._adb_server_port)
+        phone = getattr(dev, "phone", None) or getattr(getattr(dev, "served", None), "phone", None)
+        if phone is not None:
+            phone.set_realtime(self.realtime)
+        return dev
 
     @property
     def screen_size(self) -> tuple[int, int]:
