@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -15,7 +16,7 @@ from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.tasks import Task
 from crab_gym.envs.base import DeviceError, DeviceGone, SubEnv
 from crab_gym.envs.root import RootEnv
-from crab_gym.envs.video import VideoCapture
+from crab_gym.envs.video import VideoCapture, paused
 from crab_gym.rewards import REWARDS
 from crab_gym.spaces import ActionCodec, encode_instruction, observation_space, screen_obs
 
@@ -389,9 +390,8 @@ class CrabEnv(gym.Env):
         if not self.video_fps or self.video:
             return
         for name, want in self.screen_obs.items():
-            self.video[name] = VideoCapture(
-                lambda name=name: self._grab(name), want.shape, self.video_fps, self.video_max_frames, name
-            )
+            grab = functools.partial(self._grab, name)
+            self.video[name] = VideoCapture(grab, want.shape, self.video_fps, self.video_max_frames, name)
 
     def _grab(self, name: str) -> np.ndarray:
         """A device's screen at its observation's size (a video frame)."""
@@ -400,13 +400,9 @@ class CrabEnv(gym.Env):
         raw = draw_at((want.width, want.height)) if draw_at is not None else None
         return want.convert(sub.screenshot() if raw is None else raw)
 
-    @contextlib.contextmanager
-    def _video_paused(self) -> Iterator[None]:
+    def _video_paused(self) -> contextlib.AbstractContextManager[None]:
         """No frame is grabbed while the env acts on or reads the devices."""
-        with contextlib.ExitStack() as stack:
-            for capture in self.video.values():
-                stack.enter_context(capture.lock)
-            yield
+        return paused(self.video.values())
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         assert self.task is not None and self.graph is not None

@@ -3,10 +3,11 @@ and each observation carries the frames grabbed since the last one (``CrabEnv(vi
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -76,3 +77,12 @@ class VideoCapture:
     @property
     def alive(self) -> bool:
         return self._thread.is_alive()
+
+
+@contextlib.contextmanager
+def paused(captures: Iterable[VideoCapture]) -> Iterator[None]:
+    """Hold every capture's lock: no frame is grabbed inside the block (a grab under way finishes first)."""
+    with contextlib.ExitStack() as stack:
+        for capture in captures:
+            stack.enter_context(capture.lock)
+        yield
