@@ -280,8 +280,9 @@ class CrabEnv(gym.Env):
         """Every device's frame as of the last observation, before any wrapper drew on or resized it; a
         device that drew its observation small draws its full frame now (its screen has not changed)."""
         frames = dict(self._last_frames)
-        for name in self._last_raw.keys() - frames.keys():
-            frames[name] = self.subenvs[name].screenshot()
+        with self._video_paused():
+            for name in self._last_raw.keys() - frames.keys():
+                frames[name] = self.subenvs[name].screenshot()
         return frames
 
     def device_ids(self) -> dict[str, dict[str, Any]]:
