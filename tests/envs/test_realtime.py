@@ -58,6 +58,21 @@ def test_lock_step_clock_waits_for_the_agent():
         phone.close()
 
 
+def test_an_alarm_rings_when_the_real_clock_passes_it():
+    phone = Phone(realtime=True)
+    try:
+        db = "/data/data/com.google.android.deskclock/databases/alarms.db"
+        sql = "INSERT INTO alarm_templates (hour, minutes, enabled, label) VALUES (9, 31, 1, 'Stand up')"
+        assert phone.shell(f'sqlite3 {db} "{sql}"')[2] == 0
+        assert phone.shell("date -s '2024-03-15 09:30:59'")[2] == 0
+        assert b"ringing" not in phone.shell("logcat -d -s AlarmClock")[0]
+        time.sleep(1.5)
+        assert phone.shell("date +%H:%M")[0] == b"09:31\n"
+        assert b"ringing" in phone.shell("logcat -d -s AlarmClock")[0]
+    finally:
+        phone.close()
+
+
 def test_set_realtime_keeps_the_clock_where_it_is():
     phone = Phone()
     try:
