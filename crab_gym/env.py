@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -15,14 +17,16 @@ from crab_gym.core.tasks import Task
 from crab_gym.envs.backend_spec import parse_backend
 from crab_gym.envs.base import DeviceError, DeviceGone, SubEnv
 from crab_gym.envs.root import RootEnv
+from crab_gym.envs.video import VideoCapture, paused
 from crab_gym.rewards import REWARDS
 from crab_gym.spaces import ActionCodec, encode_instruction, observation_space, screen_obs
 
 
-def make_subenv(name: str, backend: str | None) -> SubEnv:
+def make_subenv(name: str, backend: str | None, realtime: bool = False) -> SubEnv:
     """A sub-env by device name and backend string (:func:`~crab_gym.envs.backend_spec.parse_backend`):
     ``xvfb`` or ``libvirt[:<domain>][@<uri>]`` for the desktop; ``sim``, ``adb-sim``, ``adb:<serial>`` or
-    ``androidenv`` for the phone."""
+    ``androidenv`` for the phone. ``realtime``: the simulated phone's clock runs with the wall clock (the
+    desktop and a real phone always do)."""
     if name == "root":
         return RootEnv()
     if name == "ubuntu":
@@ -32,7 +36,7 @@ def make_subenv(name: str, backend: str | None) -> SubEnv:
     if name == "android":
         from crab_gym.envs.android import AndroidEnv
 
-        return AndroidEnv(parse_backend(name, backend))
+        return AndroidEnv(parse_backend(name, backend), realtime=realtime)
     raise ValueError(f"unknown device {name!r}; devices: ubuntu, android, root")
 
 
@@ -87,6 +91,11 @@ class CrabEnv(gym.Env):
 
     ``api_actions=True`` adds each device's API actions (a shell, files, SMS, contacts: see
     :mod:`crab_gym.envs.api_actions`) after its GUI actions; ``info["action_mode"]`` is then ``"gui+api"``.
+    ``realtime=True``: the devices do not pause between steps (the simulated phone's clock, timers and alarms
+    run with the wall clock; the desktop and a real phone always do). ``video_fps=N``: a background thread
+    per device grabs its screen at N fps, at the observation's size, between steps; each device's observation
+    gains ``video`` (``video_max_frames``, H, W, C), the frames since the last step (the last
+    ``video_max_frames`` of them), zero-padded, and ``video_frames``, how many it holds (docs/devices.md).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -102,6 +111,9 @@ class CrabEnv(gym.Env):
         render_mode: str | None = None,
         obs_size: Mapping[str, Sequence[int]] | Sequence[int] | None = None,
         api_actions: bool = False,
+        realtime: bool = False,
+        video_fps: float | None = None,
+        video_max_frames: int = 16,
     ) -> None:
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
@@ -114,7 +126,8 @@ class CrabEnv(gym.Env):
         unknown = set(backends) - set(devices)
         if unknown:
             raise ValueError(f"backends given for devices this env does not have: {sorted(unknown)}")
-        self.subenvs: dict[str, SubEnv] = {d: make_subenv(d, backends.get(d)) for d in devices}
+        self.realtime = realtime
+        self.subenvs: dict[str, SubEnv] = {d: make_subenv(d, backends.get(d), realtime) for d in devices}
         self._backends = backends
         self.api_actions = api_actions
         self.action_mode = "gui+api" if api_actions else "gui"
@@ -132,7 +145,15 @@ class CrabEnv(gym.Env):
         self.codec = ActionCodec(list(self.subenvs.values()))
         self.action_space = self.codec.space
         self.screen_obs = screen_obs(list(self.subenvs.values()), obs_size)
-        self.observation_space = observation_space(list(self.subenvs.values()), self.screen_obs)
+        if video_fps is not None and (video_fps <= 0 or video_max_frames < 1):
+            raise ValueError(
+                f"video_fps must be > 0 and video_max_frames >= 1, got {video_fps}, {video_max_frames}"
+            )
+        self.video_fps, self.video_max_frames = video_fps, video_max_frames if video_fps else 0
+        self.video: dict[str, VideoCapture] = {}  # started on the first reset, stopped on close
+        self.observation_space = observation_space(
+            list(self.subenvs.values()), self.screen_obs, self.video_max_frames
+        )
         self.task: Task | None = None
         self.graph: GraphEvaluator | None = None
         self._states = _LazyStates(self.subenvs)
@@ -148,6 +169,11 @@ class CrabEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         options = options or {}
+        self._start_video()
+        with self._video_paused():
+            return self._reset(seed, options)
+
+    def _reset(self, seed: int | None, options: dict[str, Any]):
         self.task = self._pick_task(options.get("task"))
         t0 = time.perf_counter()
         try:
@@ -169,12 +195,14 @@ class CrabEnv(gym.Env):
         return self._observe(), info
 
     def step(self, action: Any):
-        return self._step(action)
+        with self._video_paused():
+            return self._step(action)
 
     def reject(self, reason: str):
         """Take a step with an action a wrapper found invalid (an unknown mark id, a malformed tool call):
         no device is touched, and it counts toward ``max_invalid_actions`` like any invalid action."""
-        return self._step(InvalidAction(reason))
+        with self._video_paused():
+            return self._step(InvalidAction(reason))
 
     def _step(self, action: Any):
         if self._done or self.graph is None:
@@ -252,6 +280,9 @@ class CrabEnv(gym.Env):
         return tile(frames)
 
     def close(self) -> None:
+        for capture in self.video.values():
+            capture.close()
+        self.video.clear()
         for sub in self.subenvs.values():
             sub.close()
         super().close()
@@ -273,8 +304,9 @@ class CrabEnv(gym.Env):
         """Every device's frame as of the last observation, before any wrapper drew on or resized it; a
         device that drew its observation small draws its full frame now (its screen has not changed)."""
         frames = dict(self._last_frames)
-        for name in self._last_raw.keys() - frames.keys():
-            frames[name] = self.subenvs[name].screenshot()
+        with self._video_paused():
+            for name in self._last_raw.keys() - frames.keys():
+                frames[name] = self.subenvs[name].screenshot()
         return frames
 
     def device_ids(self) -> dict[str, dict[str, Any]]:
@@ -331,7 +363,7 @@ class CrabEnv(gym.Env):
     def _rebuild_device(self, name: str) -> None:
         """Close a device and put a new one of the same backend in its place."""
         self.subenvs[name].close()
-        self.subenvs[name] = make_subenv(name, self._backends.get(name))
+        self.subenvs[name] = make_subenv(name, self._backends.get(name), self.realtime)
         if self.api_actions:
             add_api_actions(self.subenvs[name])
         self.codec.subenvs = list(self.subenvs.values())  # same order, the new device in place
@@ -357,6 +389,9 @@ class CrabEnv(gym.Env):
                 else:
                     screen = want.convert(raw)
                 obs[name] = {"screen": screen}
+                if name in self.video:
+                    video, count = self.video[name].drain()
+                    obs[name].update(video=video, video_frames=np.asarray(count, np.int64))
                 self._last_raw[name] = raw
                 self._last_obs[name] = screen
         return obs
@@ -366,11 +401,35 @@ class CrabEnv(gym.Env):
         obs: dict[str, Any] = {"instruction": encode_instruction(self.task.description if self.task else "")}
         for name, screen in self.screen_obs.items():
             obs[name] = {"screen": np.zeros(screen.shape, np.uint8)}
+            if self.video_max_frames:
+                obs[name].update(
+                    video=np.zeros((self.video_max_frames, *screen.shape), np.uint8),
+                    video_frames=np.asarray(0, np.int64),
+                )
             w, h = self.subenvs[name].screen_size
             self._last_frames[name] = np.zeros((h, w, 3), np.uint8)
             self._last_raw[name] = self._last_frames[name]
             self._last_obs.pop(name, None)
         return obs
+
+    def _start_video(self) -> None:
+        """One capture thread per screen (once: they run until close)."""
+        if not self.video_fps or self.video:
+            return
+        for name, want in self.screen_obs.items():
+            grab = functools.partial(self._grab, name)
+            self.video[name] = VideoCapture(grab, want.shape, self.video_fps, self.video_max_frames, name)
+
+    def _grab(self, name: str) -> np.ndarray:
+        """A device's screen at its observation's size (a video frame)."""
+        sub, want = self.subenvs[name], self.screen_obs[name]
+        draw_at = getattr(sub, "screenshot_at", None)
+        raw = draw_at((want.width, want.height)) if draw_at is not None else None
+        return want.convert(sub.screenshot() if raw is None else raw)
+
+    def _video_paused(self) -> contextlib.AbstractContextManager[None]:
+        """No frame is grabbed while the env acts on or reads the devices."""
+        return paused(self.video.values())
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         assert self.task is not None and self.graph is not None

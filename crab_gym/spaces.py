@@ -317,12 +317,19 @@ def screen_obs(
 
 
 def observation_space(
-    subenvs: Sequence[SubEnv], screens: Mapping[str, ScreenObs] | None = None
+    subenvs: Sequence[SubEnv], screens: Mapping[str, ScreenObs] | None = None, video_frames: int = 0
 ) -> spaces.Dict:
-    """The observation Dict: the instruction bytes and each screen (full size unless ``screens`` says)."""
+    """The observation Dict: the instruction bytes and each screen (full size unless ``screens`` says);
+    with ``video_frames`` T > 0, each device also has ``video`` (T, H, W, C) and ``video_frames`` (how many
+    of the T it holds)."""
     screens = screens if screens is not None else screen_obs(subenvs)
     entries: dict[str, spaces.Space] = {"instruction": spaces.Box(0, 255, (INSTRUCTION_BYTES,), np.uint8)}
     for s in subenvs:
         if s.name in screens:
-            entries[s.name] = spaces.Dict({"screen": spaces.Box(0, 255, screens[s.name].shape, np.uint8)})
+            shape = screens[s.name].shape
+            device: dict[str, spaces.Space] = {"screen": spaces.Box(0, 255, shape, np.uint8)}
+            if video_frames:
+                device["video"] = spaces.Box(0, 255, (video_frames, *shape), np.uint8)
+                device["video_frames"] = spaces.Box(0, video_frames, (), np.int64)
+            entries[s.name] = spaces.Dict(device)
     return spaces.Dict(entries)

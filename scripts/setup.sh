@@ -39,5 +39,5 @@ fi
 # pip's noise about absent local index folders is dropped; a failed install still stops the setup.
 quiet_pip() { .venv/bin/python -m pip "$@" 2>&1 | { grep -v "^WARNING: Location" || true; }; }
 quiet_pip install -q --upgrade pip || echo "setup: could not upgrade pip; going on with the one we have"
-quiet_pip install -q -e ".[test,android,androidenv,marks,sb3,llm,data,play,mcp,plots,ray,vm,docs]"
+quiet_pip install -q -e ".[test,android,androidenv,marks,sb3,llm,data,play,mcp,plots,video,ray,vm,docs]"
 .venv/bin/python -c "import crab_gym, gymnasium, pyatspi" || { echo "setup: the venv is broken" >&2; exit 1; }

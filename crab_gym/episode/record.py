@@ -2,10 +2,11 @@
 
 A pure observer: stacked over CrabEnv, SetOfMarks, FunctionCalls or FlattenActions, it hands back exactly
 what the env below returns and passes actions on untouched. Per step it keeps every device's screen, the
-observation the agent got, the action (as sent, as the CrabEnv tuple and as a readable dict; the raw text of
-a tool call), reward, completion ratio, node states, feedback, marks and UI elements, invalid-action reason,
-tokens and timings. An episode that ends is closed as ``complete``; one cut short by an exception, a
-``reset()`` or ``close()`` is closed as ``incomplete``; a killed process leaves ``<id>.partial``.
+observation the agent got, the video frames grabbed since the last step (``video_fps``), the action (as
+sent, as the CrabEnv tuple and as a readable dict; the raw text of a tool call), reward, completion ratio,
+node states, feedback, marks and UI elements, invalid-action reason, tokens and timings. An episode that
+ends is closed as ``complete``; one cut short by an exception, a ``reset()`` or ``close()`` is closed as
+``incomplete``; a killed process leaves ``<id>.partial``.
 """
 
 from __future__ import annotations
@@ -236,6 +237,17 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
             out[name] = self.writer.put(frame)
         return out
 
+    def _video(self, obs: Any) -> dict[str, list[str]]:
+        """{device: stored frames} of the video in the observation (``CrabEnv(video_fps=N)``): the frames
+        grabbed since the previous step, oldest first, without the padding."""
+        assert self.writer is not None
+        out: dict[str, list[str]] = {}
+        for dev, value in obs.items() if isinstance(obs, Mapping) else ():
+            if isinstance(value, Mapping) and "video" in value and "video_frames" in value:
+                n = int(value["video_frames"])
+                out[dev] = [self.writer.put(frame) for frame in np.asarray(value["video"])[:n]]
+        return out
+
     def _ui(self, screens: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
         """(marks, elements) per device: Set-of-Marks' marks if it is below; the elements of each screen.
 
@@ -298,6 +310,8 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         step.update(reward=reward, terminated=bool(terminated), truncated=bool(truncated))
         step.update({k: info[k] for k in _INFO_KEYS if k in info})
         step["screens"] = self._screens()
+        if video := self._video(obs):
+            step["video"] = video
         if self.observations:
             step["obs"] = {k: self.writer.put(v) for k, v in _flat_arrays(obs).items()}
         marks, elements = self._ui(step["screens"])

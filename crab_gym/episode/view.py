@@ -31,6 +31,7 @@ from crab_gym.episode.format import Episode, EpisodeFormatError, load_episodes
 __all__ = ["action_text", "curve_svg", "write_view"]
 
 IMAGE_FORMATS = {"jpeg": "image/jpeg", "png": "image/png"}
+VIDEO_SIDE = 96  # the longer side of a video thumbnail in the strip under a step's screens
 
 
 class _Frames:
@@ -190,6 +191,25 @@ def _frames_of(ep: Episode, t: int, readable: Any, frames: _Frames) -> list[dict
     return out
 
 
+def _video_of(ep: Episode, t: int, frames: _Frames) -> list[dict[str, Any]]:
+    """The video frames of step ``t`` (grabbed while the agent thought before its action), per device, as
+    a strip of thumbnails."""
+    out = []
+    for dev, refs in (ep.steps[t].get("video") or {}).items():
+        keys = []
+        for ref in refs:
+            try:
+                image = frames.small(ep, ref)
+            except EpisodeFormatError:
+                continue
+            f = min(1.0, VIDEO_SIDE / max(image.size))
+            keys.append(
+                frames.add(image.resize((max(1, round(image.width * f)), max(1, round(image.height * f)))))
+            )
+        out.append({"device": dev, "keys": keys})
+    return out
+
+
 def _cards(ep: Episode, frames: _Frames) -> list[dict[str, Any]]:
     cards = []
     for t in range(1, len(ep.steps)):
@@ -211,6 +231,7 @@ def _cards(ep: Episode, frames: _Frames) -> list[dict[str, Any]]:
             "nodes": step.get("nodes") or [],
             "feedback": [],
             "frames": _frames_of(ep, t - 1, readable, frames),
+            "video": _video_of(ep, t, frames),
         })  # fmt: skip
     if ep.steps:
         last = ep.steps[-1]
@@ -230,6 +251,7 @@ def _cards(ep: Episode, frames: _Frames) -> list[dict[str, Any]]:
             "nodes": last.get("nodes") or [],
             "feedback": [f for f in last.get("feedback") or [] if isinstance(f, str)],
             "frames": _frames_of(ep, len(ep.steps) - 1, None, frames),
+            "video": [],
         })  # fmt: skip
     return cards
 

@@ -77,21 +77,32 @@ class AndroidEnv(SubEnv):
         backend: str | BackendSpec = "sim",
         size: tuple[int, int] = (1080, 2400),
         adb_server_port: int | None = None,
+        realtime: bool = False,
     ) -> None:
         self.spec = backend if isinstance(backend, BackendSpec) else parse_backend("android", backend)
         self.backend = self.spec.text
+        self.realtime = realtime
         self._requested_size = size
         self._adb_server_port = adb_server_port
         self._device: Device | None = None
         self._state: AndroidState | None = None
-        self._device = make_device(self.spec, size, adb_server_port)
+        self._device = self._make_device()
 
     # ---- the device ------------------------------------------------------------------------------
     @property
     def device(self) -> Device:
         if self._device is None:
-            self._device = make_device(self.spec, self._requested_size, self._adb_server_port)
+            self._device = self._make_device()
         return self._device
+
+    def _make_device(self) -> Device:
+        """The backend's device; our simulated phone's clock runs in real time when asked (a real phone's
+        or an emulator's always does)."""
+        dev = make_device(self.spec, self._requested_size, self._adb_server_port)
+        phone = getattr(dev, "phone", None) or getattr(getattr(dev, "served", None), "phone", None)
+        if phone is not None:
+            phone.set_realtime(self.realtime)
+        return dev
 
     @property
     def screen_size(self) -> tuple[int, int]:

@@ -90,7 +90,8 @@ class SimDevice(Device):
     """The simulated phone, in-process: input goes straight to the Phone, no adb and no PNG in between.
 
     The phone renders synchronously (a frame is rebuilt on demand after any change, nothing animates and the
-    clock only moves on state changes), so ``settle()`` has nothing to wait for.
+    clock only moves on state changes, or with the wall clock in real time), so ``settle()`` has nothing to
+    wait for.
     """
 
     def __init__(self, phone=None, width: int = 1080, height: int = 2400, seed: int = 0) -> None:

@@ -7,6 +7,7 @@ import logging
 import os
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from .shell.interpreter import Shell
 from .storage import db
 from .storage.fs import Sandbox, Snapshot
 from .storage.readers import Readers
-from .system import am, clock, date, devicecmds, dumpsys, logcat, pm, power, providers  # noqa: F401  (as above)
+from .system import alarms, am, clock, date, devicecmds, dumpsys, logcat, pm, power, providers  # noqa: F401  (as above)
 from .system.keycodes import KEYCODES
 from .system.logcat import activity_started
 from .system.providers import get_setting
@@ -60,8 +61,10 @@ class Phone:
         seed: int = 0,
         root: str | os.PathLike | None = None,
         density: int = 420,
+        realtime: bool = False,
     ) -> None:
         self.lock = threading.RLock()
+        self.realtime = realtime  # the clock follows the wall clock, not the state changes (system/clock.py)
         self.width, self.height, self.density, self.seed = width, height, density, seed
         s = width / 1080
         self.status_h, self.nav_h = int(round(110 * s)), int(round(130 * s))
@@ -107,6 +110,8 @@ class Phone:
             self.shade_open = False
             self.counter = 0
             self.clock_base_ms = db.NOW_MS  # `date` moves the clock (system/date.py)
+            self.wall0 = time.monotonic()
+            alarms.rewind(self)
             self.awake, self.locked = True, False  # the power key and the keyguard (system/power.py)
             self.invalidate()
 
@@ -117,9 +122,25 @@ class Phone:
             self._tmp = None
 
     def now_ms(self) -> int:
-        """The simulated clock: fixed start, one second per state change, so runs are reproducible."""
+        """The simulated clock, moved one second: fixed start, one second per state change, so runs are
+        reproducible (in real time: the wall time since reset)."""
         self.counter += 1
-        return self.clock_base_ms + self.counter * 1000
+        return clock.now_ms(self)
+
+    def set_realtime(self, on: bool) -> None:
+        """Let the clock run with the wall clock (on) or a second per state change, from where it is."""
+        with self.lock:
+            at = clock.now_ms(self)
+            self.realtime = on
+            self.wall0 = time.monotonic()
+            self.clock_base_ms = at - clock.elapsed_ms(self)
+
+    def tick(self) -> None:
+        """Ring what came due (system/alarms.py); in real time, redraw when the status bar's minute moved."""
+        with self.lock:
+            alarms.tick(self)
+            if self.realtime and self._tree is not None and self._minute != clock.now_ms(self) // 60_000:
+                self.invalidate()
 
     # -- activities ----------------------------------------------------------------------------------------
     def _new_activity(self, package: str, screen: str, **state) -> Activity:
@@ -207,12 +228,14 @@ class Phone:
         """Files changed under the UI: only the Files app shows them (a dump or a screencap file must not
         throw away the cached frame)."""
         self.readers.clear()
+        self.due_ms = None  # a timer or alarm may have been written (system/alarms.py)
         if self.current.package == "com.google.android.documentsui":
             self.invalidate()
 
     def invalidate(self) -> None:
         """Something may have changed: rebuild the UI tree and the frame on next use."""
         self.generation = getattr(self, "generation", 0) + 1  # lets a backend's settle() see changes
+        self.due_ms: int | None = None  # a timer or an alarm may have changed (system/alarms.py)
         self._tree: View | None = None
         self._frame: np.ndarray | None = None
         self._small: dict[tuple[int, int], np.ndarray] = {}
@@ -224,7 +247,9 @@ class Phone:
 
     def ui_tree(self) -> View:
         with self.lock:
+            self.tick()
             if self._tree is None:
+                self._minute = clock.now_ms(self) // 60_000
                 self._tree = self._build()
             return self._tree
 
@@ -260,6 +285,7 @@ class Phone:
     def screenshot(self, size: tuple[int, int] | None = None) -> np.ndarray:
         """The screen, (H, W, 3) uint8, read-only; ``size`` (w, h) draws it directly at that size."""
         with self.lock:
+            self.tick()
             if size is not None and tuple(size) != (self.width, self.height):
                 size = (int(size[0]), int(size[1]))
                 if size not in self._small:
@@ -387,6 +413,7 @@ class Phone:
         following logcat); what is returned is what was not sent yet.
         """
         with self.lock:
+            self.tick()
             try:
                 sh = Shell(self)  # one per command line: a waiting command releases the lock to others
                 out, err, code = sh.run(cmd, stdin, live)

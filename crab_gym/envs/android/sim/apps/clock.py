@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..storage import db
+from ..system.alarms import start_timer
 from ..system.registry import AppSpec
 from ..ui.layout import Screen
 from ..ui.widgets import Item
@@ -94,21 +95,21 @@ def timers(s: Screen) -> None:
     def start() -> None:
         (minutes,) = fields(s, "minutes")
         if minutes.isdigit() and int(minutes) > 0:
-            execute(
-                s.phone,
-                db.ALARMS_DB,
-                "INSERT INTO timers (length, label) VALUES (?, '')",
-                (int(minutes) * 60_000,),
-            )
+            start_timer(s.phone, int(minutes) * 60_000)
             s.state["fields"]["minutes"] = ""
 
     s.field("minutes", "Minutes", rid="timer_setup_digits", on_enter=start)
     s.button("Start", start, rid="fab")
     items = [
-        Item(f"{length // 60000} min timer", "Running")
-        for (length,) in rows(s.phone, db.ALARMS_DB, "SELECT length FROM timers ORDER BY _id")
+        Item(_timer_title(length), "Time's up" if rang is not None else "Running")
+        for length, rang in rows(s.phone, db.ALARMS_DB, "SELECT length, rang FROM timers ORDER BY _id")
     ]
     s.list("timers", items, rid="timer_view", empty="No timers")
+
+
+def _timer_title(length_ms: int) -> str:
+    """5 min timer; a timer of less than a minute (an intent's EXTRA_LENGTH) in seconds: 2 s timer."""
+    return f"{length_ms // 60000} min timer" if length_ms >= 60_000 else f"{length_ms // 1000} s timer"
 
 
 APP.main = "alarm"

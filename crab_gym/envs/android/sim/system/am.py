@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..shell.context import Ctx, command
 from ..shell.tokens import ShellError
 from . import intents, logcat
+from .alarms import start_timer
 from .dumpsys import stack_list
 from .intents import FLAG_NEW_TASK, FLAG_RECEIVER_FROM_SHELL, Intent, IntentError
 from .media import scan
@@ -90,6 +91,9 @@ def start_activity(ctx: Ctx, args: list[str], verb: str = "start") -> int:
             shown = intent.short(intent.flags | FLAG_NEW_TASK)
             ctx.eprint(f"Error: Activity not started, unable to resolve Intent {{ {shown} }}")
         return 1
+    length = intent.extras.get("android.intent.extra.alarm.LENGTH")  # AlarmClock.EXTRA_LENGTH, seconds
+    if intent.action == "android.intent.action.SET_TIMER" and isinstance(length, int) and length > 0:
+        start_timer(p, length * 1000, str(intent.extras.get("android.intent.extra.alarm.MESSAGE") or ""))
     if "-S" in opts:
         p.force_stop(target.package)
     running = [a for a in p.stack if a.package == target.package]

@@ -1,11 +1,13 @@
 """The phone's clock: it starts at a fixed moment on reset and moves one second per state change
-(reproducible runs); `date` (date.py) sets it, and the apps' timestamps, the status bar and logcat follow.
+(lock-step: reproducible runs), or with the wall clock (`phone.realtime`); `date` (date.py) sets it, and the
+apps' timestamps, the status bar, logcat and the timers and alarms (alarms.py) follow.
 The phone keeps UTC. Also `service`, the binder services' list.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import time
 
 from ..shell.context import Ctx, command
 from ..storage import db
@@ -15,7 +17,14 @@ UTC = dt.timezone.utc
 
 def now_ms(phone) -> int:
     """The phone's time in epoch milliseconds, without moving it (Phone.now_ms moves it one second)."""
-    return getattr(phone, "clock_base_ms", db.NOW_MS) + phone.counter * 1000
+    return getattr(phone, "clock_base_ms", db.NOW_MS) + elapsed_ms(phone)
+
+
+def elapsed_ms(phone) -> int:
+    """How far the clock moved since reset: a second per state change, or the wall time in real time."""
+    if getattr(phone, "realtime", False):
+        return int((time.monotonic() - phone.wall0) * 1000)
+    return phone.counter * 1000
 
 
 def status_bar_time(phone) -> str:

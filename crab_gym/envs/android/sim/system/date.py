@@ -8,15 +8,17 @@ import re
 
 from ..shell.context import Ctx, command
 from ..shell.tokens import ShellError
-from .clock import UTC, now_ms
+from .alarms import rewind
+from .clock import UTC, elapsed_ms, now_ms
 from .logcat import log
 
 DEFAULT_FORMAT = "%a %b %e %H:%M:%S %Z %Y"  # toybox: Fri Mar 15 09:30:00 UTC 2024
 
 
 def set_clock(phone, ms: int) -> None:
-    """Make the phone's clock read `ms` now; it keeps moving a second per state change from there."""
-    phone.clock_base_ms = int(ms) - phone.counter * 1000
+    """Make the phone's clock read `ms` now; it keeps moving (clock.py) from there."""
+    phone.clock_base_ms = int(ms) - elapsed_ms(phone)
+    rewind(phone)
     log(phone, "I", "AlarmManagerService", f"Setting time of day to sec={int(ms) // 1000}")
     phone.invalidate()
 

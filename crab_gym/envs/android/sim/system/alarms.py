@@ -1,0 +1,77 @@
+"""The phone's AlarmManager: a timer rings when the phone's clock passes its end, an alarm when the clock
+passes its hour and minute. The phone asks `tick` before it draws or runs a command, so whatever came due
+since the last look rings then (in real time: between two steps, as the wall clock passes it). The next due
+time is kept until something changes (`Phone.invalidate`, a file write), so most ticks read no database."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from ..storage import db
+from ..storage.db import connect
+from .clock import UTC, now_ms
+from .logcat import log
+
+DAY_MS = 86_400_000
+
+
+def start_timer(phone, length_ms: int, label: str = "") -> int:
+    """Start a timer of `length_ms` now; returns its id."""
+    with phone.lock, connect(phone.fs, db.ALARMS_DB) as c:
+        tid = int(
+            c.execute(
+                "INSERT INTO timers (length, label, started) VALUES (?, ?, ?)",
+                (int(length_ms), label, now_ms(phone)),
+            ).lastrowid
+            or 0
+        )
+    log(phone, "I", "AlarmClock", f"Timer {tid} started: {int(length_ms) // 1000} s")
+    phone.invalidate()  # forgets the next due time too
+    return tid
+
+
+def rewind(phone) -> None:
+    """Forget what rang before now (a reset, or `date` moving the clock: alarms ring going forward only)."""
+    phone.checked_ms = now_ms(phone)
+    phone.due_ms = None
+
+
+def _alarm_after(hour: int, minute: int, after_ms: int) -> int:
+    """The first time of day hour:minute strictly after `after_ms` (UTC, as the phone keeps it)."""
+    day = dt.datetime.fromtimestamp(after_ms // DAY_MS * DAY_MS / 1000, UTC)
+    at = int(day.replace(hour=hour, minute=minute).timestamp() * 1000)
+    return at if at > after_ms else at + DAY_MS
+
+
+def _due(phone) -> list[tuple[int, str, int]]:
+    """(when, kind, id) of every running timer and enabled alarm, soonest first."""
+    with phone.lock, connect(phone.fs, db.ALARMS_DB) as c:  # not the UI's kept readers: this runs seldom
+        timers = c.execute(
+            "SELECT _id, started + length FROM timers WHERE started IS NOT NULL AND rang IS NULL"
+        ).fetchall()
+        alarms = c.execute("SELECT _id, hour, minutes FROM alarm_templates WHERE enabled = 1").fetchall()
+    due = [(int(end), "timer", tid) for tid, end in timers]
+    due += [(_alarm_after(h, m, phone.checked_ms), "alarm", aid) for aid, h, m in alarms]
+    return sorted(due)
+
+
+def tick(phone) -> None:
+    """Ring every timer and alarm whose time has come since the last tick (logcat says so, a timer's row
+    keeps when it rang, and the screen is redrawn)."""
+    with phone.lock:
+        now = now_ms(phone)
+        if phone.due_ms is not None and phone.due_ms > now:
+            return
+        rang = [(when, kind, i) for when, kind, i in _due(phone) if when <= now]
+        for when, kind, i in rang:
+            if kind == "timer":
+                with connect(phone.fs, db.ALARMS_DB) as c:
+                    c.execute("UPDATE timers SET rang = ? WHERE _id = ?", (when, i))
+                log(phone, "I", "AlarmClock", f"Timer {i} expired: Time's up")
+            else:
+                log(phone, "I", "AlarmClock", f"Alarm {i} ringing")
+        phone.checked_ms = now
+        if rang:
+            phone.invalidate()
+        later = [when for when, _, _ in _due(phone) if when > now]
+        phone.due_ms = min(later, default=now + DAY_MS)
