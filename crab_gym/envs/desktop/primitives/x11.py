@@ -128,7 +128,8 @@ class X11Display:
     def grab(self) -> np.ndarray:
         """The whole screen as (H, W, 3) uint8 RGB; the BGRA->RGB swizzle happens in Pillow's C code."""
         shot = self._mss.grab(self._monitor)
-        img = Image.frombuffer("RGB", shot.size, shot.raw, "raw", "BGRX", 0, 1)  # no bytes copy
+        raw = np.frombuffer(shot.raw, np.uint8)  # a view: Pillow's stubs of 11.x take no bytearray
+        img = Image.frombuffer("RGB", shot.size, raw, "raw", "BGRX", 0, 1)  # no bytes copy
         return np.asarray(img)
 
     def settle(
