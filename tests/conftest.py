@@ -27,6 +27,7 @@ IMPLIES: dict[str, tuple[str, ...]] = {
     "load_full": ("load", "full"),
     "faults_full": ("faults", "full"),
     "fuzz_long": ("fuzz", "full"),
+    "dialects_full": ("full",),
 }
 
 

@@ -83,7 +83,7 @@ def with_desktop(request):
     env.close()
 
 
-@pytest.mark.slow
+@pytest.mark.dialects_full  # 4 dialects x every desktop and cross task: hours, so beyond CI's slice
 @pytest.mark.parametrize("task_id", V0_DESKTOP + V0_CROSS)
 def test_all_v0_desktop_and_cross_tasks_through_every_dialect(with_desktop, task_id):
     env_id, env = with_desktop
