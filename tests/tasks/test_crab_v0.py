@@ -181,7 +181,6 @@ def test_oracle_solves_the_phone_files(folder: Path) -> None:
         env.close()
 
 
-@pytest.mark.slow  # starts a desktop session
 def test_oracle_solves_the_desktop_and_cross_device_files(folder: Path) -> None:
     env = gym.make("Crab-v0", tasks=str(folder), max_steps=40)
     try:
