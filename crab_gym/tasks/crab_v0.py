@@ -138,6 +138,20 @@ def _home(value: Any) -> Any:
     return value
 
 
+def _home_folders(template: SubTaskTemplate, envs: Mapping[str, Any], attrs: Mapping[str, Any]) -> None:
+    """Make the folders CRAB's VM home has and a fresh session's HOME lacks (``~/assets``) where a path
+    attribute's file goes: a hidden empty ``.crab-home`` file in each makes the folder."""
+    for name, typ in template.attributes.items():
+        value = attrs.get(name)
+        if (
+            typ.startswith("path")
+            and isinstance(value, str)
+            and value.startswith("~/")
+            and value.count("/") > 1
+        ):
+            envs["ubuntu"].write_file(value.rsplit("/", 1)[0] + "/.crab-home", b"")
+
+
 def _rewrite_description(template: SubTaskTemplate, crab: CrabSubTask) -> str:
     """Our instruction with CRAB's attribute names as fields and the fixed attributes filled in."""
     to_crab = {ours: theirs for theirs, ours in crab.renames.items()}
@@ -174,6 +188,13 @@ def crab_template(uuid: str) -> SubTaskTemplate:
 
     setup = ours.setup
     output = ours.output
+
+    def crab_setup(envs: Mapping[str, Any], **attrs: Any) -> None:
+        if "ubuntu" in ours.platforms:
+            _home_folders(ours, envs, as_ours(attrs))
+        if setup is not None:
+            setup(envs, **as_ours(attrs))
+
     return _CrabTemplate(
         **{f.name: getattr(ours, f.name) for f in fields(ours)}
         | dict(
@@ -182,7 +203,7 @@ def crab_template(uuid: str) -> SubTaskTemplate:
             attributes={to_crab.get(n, n): t for n, t in ours.attributes.items() if n not in crab.fixed},
             evaluator=lambda **a: ours.evaluator(**as_ours(a)),
             solution=lambda **a: ours.solution(**as_ours(a)),
-            setup=None if setup is None else (lambda envs, **a: setup(envs, **as_ours(a))),
+            setup=crab_setup,
             output=None if output is None else (lambda **a: output(**as_ours(a))),
             inputs=names(ours.inputs),
             setup_inputs=names(ours.setup_inputs),

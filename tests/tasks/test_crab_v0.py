@@ -60,8 +60,8 @@ PHONE = [
 ]
 DESKTOP = crab_file(
     "7a1f0c2e-0000-4000-8000-000000000004",
-    "Open ~/Desktop/poem.txt with vim in a terminal, write a line, save and quit.",
-    (VIM, {"file_path": "~/Desktop/poem.txt", "content": "You also miss the stars."}),
+    "Open /home/crab/assets/poem.txt with vim in a terminal, write a line, save and quit.",
+    (VIM, {"file_path": "/home/crab/assets/poem.txt", "content": "You also miss the stars."}),
     adjlist="0",
 )
 CROSS = crab_file(
@@ -113,6 +113,8 @@ def test_dataset_folder_loads_keeping_crab_names_and_values(folder: Path) -> Non
     assert sms.to_json()["task"] == SMS
     assert tasks[PHONE[1]["id"]].edges == [(0, 1)]  # the string adjlist "0 1\n1"
     assert tasks[CROSS["id"]].platforms == ("ubuntu", "android")
+    vim = tasks[DESKTOP["id"]].subtasks[0]  # CRAB's VM home is the session's HOME
+    assert vim.attributes == {"file_path": "~/assets/poem.txt", "content": "You also miss the stars."}
     assert "subject 'Message'" in tasks[PHONE[2]["id"]].subtasks[0].instruction
 
 
@@ -182,6 +184,7 @@ def test_oracle_solves_the_phone_files(folder: Path) -> None:
 
 
 def test_oracle_solves_the_desktop_and_cross_device_files(folder: Path) -> None:
+    """The desktop file's folder, ~/assets, is made by the setup, as CRAB's VM has it."""
     env = gym.make("Crab-v0", tasks=str(folder), max_steps=40)
     try:
         agent = OracleAgent(env)
