@@ -30,6 +30,15 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
         from crab_gym.play.commands import DEFAULT_OUT, review_command
 
         return review_command(args.out or DEFAULT_OUT)
+    if args.action == "import-crab":  # CRAB's crab-benchmark-v0/dataset: what loads and runs today
+        from crab_gym.tasks.crab_v0 import import_report
+
+        if len(args.ids) != 1:
+            print("usage: crab-gym tasks import-crab PATH/crab-benchmark-v0/dataset", file=sys.stderr)
+            return 2
+        tasks, lines = import_report(args.ids[0])
+        print("\n".join(lines))
+        return 0 if tasks else 1
     tasks = load_tasks(args.set)
     if args.action == "list":
         for t in tasks:
@@ -177,8 +186,8 @@ def _cmd_phone(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="crab-gym", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("tasks", help="list, show, generate or validate tasks")
-    t.add_argument("action", choices=["list", "show", "generate", "validate", "review"])
+    t = sub.add_parser("tasks", help="list, show, generate, validate or import (CRAB's) tasks")
+    t.add_argument("action", choices=["list", "show", "generate", "validate", "review", "import-crab"])
     t.add_argument("ids", nargs="*")
     t.add_argument("--set", default="v0", help="task set name or JSON file")
     t.add_argument("--seed", type=int, default=0, help="generate: the seed (same seed, same tasks)")

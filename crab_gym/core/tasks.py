@@ -264,8 +264,14 @@ class TaskFileError(ValueError):
     """A malformed task file; the message names the file and the field."""
 
 
-def task_from_json(obj: Mapping[str, Any], source: str = "<task>") -> Task:
-    """Build a Task from the CRAB JSON shape; errors name ``source`` and the field at fault."""
+def task_from_json(
+    obj: Mapping[str, Any],
+    source: str = "<task>",
+    lookup: Callable[[str], SubTaskTemplate] = get_template,
+) -> Task:
+    """Build a Task from the CRAB JSON shape; errors name ``source`` and the field at fault.
+
+    ``lookup`` finds a sub-task's template by id (KeyError with the reason when there is none)."""
 
     def fail(where: str, why: str) -> TaskFileError:
         return TaskFileError(f"{source}: {where}: {why}")
@@ -284,7 +290,7 @@ def task_from_json(obj: Mapping[str, Any], source: str = "<task>") -> Task:
         if not isinstance(entry, Mapping) or not isinstance(entry.get("task"), str):
             raise fail(f"{where}.task", "must name a sub-task template")
         try:
-            template = get_template(entry["task"])
+            template = lookup(entry["task"])
         except KeyError as e:
             raise fail(f"{where}.task", str(e.args[0])) from None
         attrs = entry.get("attribute", {})
@@ -302,8 +308,13 @@ def task_from_json(obj: Mapping[str, Any], source: str = "<task>") -> Task:
             ) from None
         subs.append(sub)
     adj = obj.get("adjlist", {})
+    if isinstance(adj, str):  # CRAB's files: networkx's adjlist text, a line "node successor ..." each
+        try:
+            adj = _parse_adjlist_text(adj)
+        except ValueError as e:
+            raise fail("adjlist", str(e)) from None
     if not isinstance(adj, Mapping):
-        raise fail("adjlist", "must be an object of sub-task index -> list of indices")
+        raise fail("adjlist", "must be an object of sub-task index -> list of indices, or adjlist text")
     edges: list[tuple[int, int]] = []
     for k, vs in adj.items():
         if (
@@ -319,7 +330,20 @@ def task_from_json(obj: Mapping[str, Any], source: str = "<task>") -> Task:
         raise fail("adjlist", str(e)) from None
 
 
-def tasks_from_file(path: str | Path) -> list[Task]:
+def _parse_adjlist_text(text: str) -> dict[str, list[int]]:
+    """``"0 1\\n1"`` -> ``{"0": [1], "1": []}``: each line a node then its successors, ``#`` comments."""
+    adj: dict[str, list[int]] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if not all(re.fullmatch(r"[0-9]+", w) for w in words):
+            raise ValueError(f"line {n} {line!r}: adjlist text holds sub-task indices only")
+        adj.setdefault(words[0], []).extend(int(w) for w in words[1:])
+    return adj
+
+
+def tasks_from_file(path: str | Path, lookup: Callable[[str], SubTaskTemplate] = get_template) -> list[Task]:
     """Load a JSON file holding one task object or a list of them."""
     path = Path(path)
     try:
@@ -332,6 +356,6 @@ def tasks_from_file(path: str | Path) -> list[Task]:
         raise TaskFileError(f"{path}: not valid JSON (nested too deeply to read)") from None
     items: Iterable[Any] = data if isinstance(data, list) else [data]
     return [
-        task_from_json(obj, f"{path}[{i}]" if isinstance(data, list) else str(path))
+        task_from_json(obj, f"{path}[{i}]" if isinstance(data, list) else str(path), lookup)
         for i, obj in enumerate(items)
     ]

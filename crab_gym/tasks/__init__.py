@@ -25,7 +25,8 @@ __all__ = [
 
 def load_tasks(name: str = "v0") -> list[Task]:
     """Tasks by set name ("v0": the JSON benchmark plus the handmade tasks; "all"; "generated": 100 tasks
-    from seed 0) or from a JSON file path."""
+    from seed 0), from a JSON file path, or from CRAB's ``crab-benchmark-v0/dataset`` folder (whole, or
+    ``"crab-v0:PATH"``: only its files that load today, see ``crab-gym tasks import-crab``)."""
     from crab_gym.tasks.handmade import handmade_tasks
 
     if name in ("v0", "all"):
@@ -36,11 +37,22 @@ def load_tasks(name: str = "v0") -> list[Task]:
         from crab_gym.tasks.rl_phone import load_rl_phone
 
         return load_rl_phone(name)
+    if name.startswith("crab-v0:"):  # the files of CRAB's dataset folder that load and run today
+        from crab_gym.tasks.crab_v0 import import_report
+
+        return import_report(name.removeprefix("crab-v0:"))[0]
     path = Path(name)
-    if path.suffix == ".json" and path.exists():
-        return tasks_from_file(path)
+    if (path.suffix == ".json" and path.exists()) or path.is_dir():  # ours, or CRAB's (tasks/crab_v0.py)
+        from crab_gym.tasks.crab_v0 import is_crab_dataset, load_crab
+
+        if path.is_dir() and not is_crab_dataset(path):
+            raise ValueError(
+                f"{name}: a task folder must hold JSON task files in sub-folders, as CRAB's does"
+            )
+        return load_crab(path)
     raise ValueError(
-        f"unknown task set {name!r}: use 'v0', 'all', 'generated', 'rl-phone' or a path to a .json task file"
+        f"unknown task set {name!r}: use 'v0', 'all', 'generated', 'rl-phone', 'crab-v0:PATH', a path to a "
+        ".json task file or CRAB's crab-benchmark-v0/dataset folder"
     )
 
 

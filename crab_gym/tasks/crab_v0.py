@@ -1,0 +1,280 @@
+"""CRAB v0's benchmark files (``crab-benchmark-v0/dataset``) on our devices.
+
+CRAB names its 35 sub-task templates by UUID. :data:`CRAB_V0` says, per UUID, what CRAB asks and which of
+our templates does the same, with CRAB's attribute names renamed to ours (the task keeps CRAB's names and
+values: :func:`crab_template` wraps our template under the UUID). A UUID our world cannot run yet names
+what it needs; loading a file that uses one fails with a one-line :class:`TaskFileError`.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from crab_gym.core.tasks import SubTask, SubTaskTemplate, Task, TaskFileError, get_template, tasks_from_file
+
+__all__ = ["CRAB_V0", "CrabSubTask", "crab_template", "import_report", "is_crab_dataset", "load_crab"]
+
+WEB = "a web browser and the offline web (issue 24 part 2)"
+MAPS = "the Google Maps app and offline maps (issue 24 part 2)"
+DRIVE = "the Google Drive app (issue 24 part 2)"
+VSCODE = "VS Code or the closest real editor (issue 24 part 2)"
+GIMP = "GIMP on the desktop (issue 24 part 3)"
+TEMPLATE = "a template of ours not yet written (issue 24 part 1)"
+
+
+@dataclass(frozen=True)
+class CrabSubTask:
+    """One CRAB v0 sub-task: what it asks, and our template (with renames) or what it still needs."""
+
+    asks: str
+    ours: str | None = None
+    renames: Mapping[str, str] = field(default_factory=dict)  # CRAB attribute -> ours
+    fixed: Mapping[str, Any] = field(default_factory=dict)  # our attributes CRAB does not give
+    compare: str = "same check"  # how CRAB's check differs from our evaluator
+    needs: str = ""
+
+
+_A = "a3d11574-2acf-4b26-a569-a5dbc9d548a"  # the prefix CRAB's Android UUIDs share
+
+# fmt: off
+CRAB_V0: dict[str, CrabSubTask] = {
+    # ---- Android ----
+    "caa29623-1811-402d-963a-19f7eecc63d8": CrabSubTask(
+        "Messages: send {content} to {number}", "sms_send", {"content": "message"},
+        compare="CRAB also wants Messages open on that thread at the end; ours reads the sent SMS only"),
+    "955d8773-dd7a-4072-b87c-7e546be7de4e": CrabSubTask(
+        "Phone: call {number}", "phone_call",
+        compare="CRAB also wants the dialer showing the call; ours reads the call log"),
+    _A + "f": CrabSubTask(
+        "Tasks: add a task {content}", "tasks_add", {"content": "title"},
+        compare="CRAB also wants Tasks in front; ours reads the task list"),
+    "0090f116-e02b-4562-a20d-b5df38be963a": CrabSubTask(
+        "Gmail: send {mail} a message {content}", "mail_send", {"mail": "to", "content": "body"},
+        {"subject": "Message"},
+        compare="stricter: ours also asks for the subject 'Message'; CRAB checks recipient and text"),
+    "eb92a1e6-4c86-4d56-baac-95fc8397732e": CrabSubTask(
+        "Keep Notes: record {content} in a new note without title", needs=TEMPLATE),
+    _A + "c": CrabSubTask("Calendar: add an all-day event {content} on {date}", needs=TEMPLATE),
+    "2394b768-2ca7-45e9-b41e-2aa4e9573192": CrabSubTask(
+        "Calendar: find the title of the event on {date} (output)", needs=TEMPLATE),
+    _A + "g": CrabSubTask("Contacts: add a contact {name} with mail {mail}", needs=TEMPLATE),
+    _A + "p": CrabSubTask("Contacts: find the mail of {name} (output)", needs=TEMPLATE),
+    _A + "k": CrabSubTask("Files: find the creation date of {file_path} (output)", needs=TEMPLATE),
+    _A + "n": CrabSubTask("Settings: rename the Bluetooth device to {content}", needs=TEMPLATE),
+    _A + "h": CrabSubTask(
+        "Clock: add {place_name} to the world clock, tell the time gap (output)", needs=TEMPLATE),
+    _A + "r": CrabSubTask("Google Drive: create a folder {content}", needs=DRIVE),
+    _A + "w": CrabSubTask("Google Maps: find the address of {content} (output)", needs=MAPS),
+    "51b2463c-9904-4a32-81ba-507bfb89d61f": CrabSubTask(
+        "Google Maps: the city of postal code {number} in {country} (output)", needs=MAPS),
+    "1a1b72d7-78c9-4027-8278-86083ae01045": CrabSubTask(
+        "Google Maps: shortest route distance {place_name_1} -> {place_name_2} (output)", needs=MAPS),
+    # ---- Ubuntu ----
+    "0f589bf9-9b26-4581-8b78-2961b115ab49": CrabSubTask(
+        "vim in a terminal: write {content} into {file_path}, save and quit", "vim_write_file",
+        {"file_path": "path", "content": "text"},
+        compare="CRAB also wants the terminal in front and vim seen open then closed; ours reads the file"),
+    "5b527839-0e58-426d-bab6-7160200b0d24": CrabSubTask(
+        "terminal: print {file_path} (output: its text)", needs=TEMPLATE),
+    "1c3bedc3-ea5a-453c-a15b-223d72ab756d": CrabSubTask(
+        "submit {content} (CRAB's submit action)", needs=TEMPLATE),
+    "a207ef38-b3b2-4c6c-a1e3-75c38162f5ba": CrabSubTask(
+        "set {photo_path} as the desktop background", needs=TEMPLATE),
+    "217ababc-ccc7-4b9f-af07-c239d92848fe": CrabSubTask(
+        "make {target_dir}, copy the {file_extension} files of {source_dir} into it", needs=TEMPLATE),
+    "76de4bdb-c980-4b3a-9bd3-c87db467dffe": CrabSubTask(
+        "Writer: paste the clipboard, save as ODT {file_path}", needs=TEMPLATE),
+    "0111384f-38ca-41a2-9504-cb1c55002b3c": CrabSubTask(
+        "Writer: image 1 above image 2, save ODT {output_path}", needs=TEMPLATE),
+    "467f17a6-c42f-4eda-996f-a53385eb3efd": CrabSubTask(
+        "Impress: image 1 right of image 2, save PDF {output_path}", needs=TEMPLATE),
+    "434402f3-647a-4a9a-9d8f-10f5bb6c7cf0": CrabSubTask(
+        "Impress: make an image darker, save to {image_path_after_edit}", needs=TEMPLATE),
+    "cc1adae7-bef9-4c8a-865d-00d44486dd69": CrabSubTask(
+        "GIMP: make an image brighter, save to {image_path_after_edit}", needs=GIMP),
+    "4cf246ea-0a7f-43da-84b6-61d74a2699af": CrabSubTask(
+        "GIMP: image 1 left of image 2, save to {output_path}", needs=GIMP),
+    "8491e674-596b-452b-9e0e-58a44d90f947": CrabSubTask(
+        "VS Code: paste the clipboard, save as {file_path}", needs=VSCODE),
+    "a313ea4d-e501-4971-b4fe-db2aad19eac1": CrabSubTask(
+        "download {url} to {file_path}", needs=WEB),
+    "a313ea4d-e501-4971-b4fe-db2aad19acsd": CrabSubTask(
+        "download the URL on the clipboard to {file_path}", needs=WEB),
+    "017102b6-d2c3-466b-96f7-37c8bcddc41a": CrabSubTask(
+        "Firefox: image search {keyword}, copy an image URL", needs=WEB),
+    "bcd03c9f-62c9-4001-8d86-78358c59ce22": CrabSubTask(
+        "Firefox: find a GitHub repository about {keyword}, copy its URL", needs=WEB),
+    "2b189dc2-c77f-4fa3-8432-ba4355cc294c": CrabSubTask(
+        "Firefox, Google Maps: a {place_type} near {place_name}, copy its share URL", needs=WEB),
+    "49b614c5-c4bb-4c20-aab8-ab9dcc7de1b5": CrabSubTask(
+        "Firefox: copy the torch.matmul example of PyTorch 1.13's docs", needs=WEB),
+    "1cd6519a-9ee0-442b-ba5a-9238aeb00ff6": CrabSubTask(
+        "Firefox, Wikipedia, Calc: {country}'s capital and population into ODS {file_path}", needs=WEB),
+}
+# fmt: on
+
+
+CRAB_HOME = "/home/crab"  # the home of CRAB's VM user; ours is the session's HOME, "~"
+
+
+@dataclass(frozen=True)
+class _CrabTemplate(SubTaskTemplate):
+    """Our template under a CRAB UUID: CRAB's attribute names and values, paths in CRAB's home made ``~``."""
+
+    def instantiate(self, **attrs: Any) -> SubTask:
+        return super().instantiate(**{k: _home(v) for k, v in attrs.items()})
+
+
+def _home(value: Any) -> Any:
+    if isinstance(value, str) and (value == CRAB_HOME or value.startswith(CRAB_HOME + "/")):
+        return "~" + value.removeprefix(CRAB_HOME)
+    return value
+
+
+def _home_folders(template: SubTaskTemplate, envs: Mapping[str, Any], attrs: Mapping[str, Any]) -> None:
+    """Make the folders CRAB's VM home has and a fresh session's HOME lacks (``~/assets``) where a path
+    attribute's file goes: a hidden empty ``.crab-home`` file in each makes the folder."""
+    for name, typ in template.attributes.items():
+        value = attrs.get(name)
+        if (
+            typ.startswith("path")
+            and isinstance(value, str)
+            and value.startswith("~/")
+            and value.count("/") > 1
+        ):
+            envs["ubuntu"].write_file(value.rsplit("/", 1)[0] + "/.crab-home", b"")
+
+
+def _rewrite_description(template: SubTaskTemplate, crab: CrabSubTask) -> str:
+    """Our instruction with CRAB's attribute names as fields and the fixed attributes filled in."""
+    to_crab = {ours: theirs for theirs, ours in crab.renames.items()}
+    out = []
+    for literal, name, spec, conv in string.Formatter().parse(template.description):
+        out.append(literal.replace("{", "{{").replace("}", "}}"))
+        if name is None:
+            continue
+        if name in crab.fixed:
+            value = format(crab.fixed[name], spec or "")
+            out.append(value.replace("{", "{{").replace("}", "}}"))
+            continue
+        tail = (f"!{conv}" if conv else "") + (f":{spec}" if spec else "")
+        out.append("{" + to_crab.get(name, name) + tail + "}")
+    return "".join(out)
+
+
+@cache
+def crab_template(uuid: str) -> SubTaskTemplate:
+    """Our template for a CRAB v0 UUID, under that UUID and CRAB's attribute names; KeyError says why not."""
+    crab = CRAB_V0.get(uuid)
+    if crab is None:
+        raise KeyError(f"sub-task {uuid} is not one of CRAB v0's 35")
+    if crab.ours is None:
+        raise KeyError(f"CRAB sub-task {uuid} ({crab.asks}) needs {crab.needs}")
+    ours = get_template(crab.ours)
+    to_crab = {o: c for c, o in crab.renames.items()}
+
+    def as_ours(attrs: Mapping[str, Any]) -> dict[str, Any]:
+        return {crab.renames.get(k, k): v for k, v in attrs.items()} | dict(crab.fixed)
+
+    def names(ours_names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(to_crab.get(n, n) for n in ours_names if n not in crab.fixed)
+
+    setup = ours.setup
+    output = ours.output
+
+    def crab_setup(envs: Mapping[str, Any], **attrs: Any) -> None:
+        if "ubuntu" in ours.platforms:
+            _home_folders(ours, envs, as_ours(attrs))
+        if setup is not None:
+            setup(envs, **as_ours(attrs))
+
+    return _CrabTemplate(
+        **{f.name: getattr(ours, f.name) for f in fields(ours)}
+        | dict(
+            id=uuid,
+            description=_rewrite_description(ours, crab),
+            attributes={to_crab.get(n, n): t for n, t in ours.attributes.items() if n not in crab.fixed},
+            evaluator=lambda **a: ours.evaluator(**as_ours(a)),
+            solution=lambda **a: ours.solution(**as_ours(a)),
+            setup=crab_setup,
+            output=None if output is None else (lambda **a: output(**as_ours(a))),
+            inputs=names(ours.inputs),
+            setup_inputs=names(ours.setup_inputs),
+            hidden=names(ours.hidden),
+        )
+    )
+
+
+def _lookup(template_id: str) -> SubTaskTemplate:
+    if template_id in CRAB_V0:
+        return crab_template(template_id)
+    return get_template(template_id)
+
+
+def is_crab_dataset(path: Path) -> bool:
+    """A folder laid out like CRAB's ``crab-benchmark-v0/dataset`` (JSON files in its sub-folders)."""
+    return path.is_dir() and any(path.glob("*/*.json"))
+
+
+def _files(path: Path) -> list[Path]:
+    return sorted(path.glob("*/*.json")) if path.is_dir() else [path]
+
+
+def load_crab(path: str | Path) -> list[Task]:
+    """The tasks of a CRAB task file or dataset folder (ours too: our template ids load as always).
+
+    The first file that does not load raises TaskFileError naming the file, the field and the reason."""
+    return [t for f in _files(Path(path)) for t in tasks_from_file(f, _lookup)]
+
+
+def import_report(path: str | Path) -> tuple[list[Task], list[str]]:
+    """Every task file of a CRAB dataset folder (or one file) tried: the tasks that load, and a summary:
+    how many files load and run today, how many files each missing piece holds back, a line per file."""
+    root = Path(path)
+    files = _files(root)
+    tasks: list[Task] = []
+    failed: list[tuple[str, str]] = []
+    held: Counter[str] = Counter()
+    for f in files:
+        try:
+            tasks += tasks_from_file(f, _lookup)
+        except TaskFileError as e:
+            needs = _needs_of(f)
+            held.update(needs)
+            name = str(f.relative_to(root) if root.is_dir() else f)
+            failed.append((name, f"needs {'; '.join(needs)}" if needs else str(e)))
+    kinds = Counter("cross-device" if len(t.platforms) > 1 else t.platforms[0] for t in tasks)
+    lines = [
+        f"{len(files) - len(failed)} of {len(files)} CRAB task files load and run today ("
+        + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+        + ")"
+    ]
+    if failed:
+        lines.append(f"{len(failed)} do not yet; files held back by what they need:")
+        lines += [f"  {n:4d}  {need}" for need, n in held.most_common()]
+        lines += [f"{name}: {why}" for name, why in failed]
+    return tasks, lines
+
+
+def _needs_of(path: Path) -> list[str]:
+    """What a task file's CRAB sub-tasks still need (empty when the file fails for another reason)."""
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except (ValueError, RecursionError):
+        return []
+    items = data if isinstance(data, list) else [data]
+    uuids = [
+        e.get("task")
+        for d in items
+        if isinstance(d, Mapping) and isinstance(d.get("tasks"), list)
+        for e in d["tasks"]
+        if isinstance(e, Mapping)
+    ]
+    return sorted({CRAB_V0[u].needs for u in uuids if u in CRAB_V0 and CRAB_V0[u].needs})
