@@ -256,8 +256,10 @@ class Connection:
 
 
 class _Handler(socketserver.BaseRequestHandler):
+    server: _TCPServer  # the one server that makes these handlers
+
     def handle(self) -> None:
-        owner: PhoneServer = self.server.owner  # type: ignore[attr-defined]
+        owner = self.server.owner
         self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with owner._conn_lock:
             owner._sockets.add(self.request)
@@ -269,6 +271,7 @@ class _Handler(socketserver.BaseRequestHandler):
 
 
 class _TCPServer(socketserver.ThreadingTCPServer):
+    owner: PhoneServer  # set right after construction
     daemon_threads = True
     allow_reuse_address = True
 
@@ -304,7 +307,7 @@ class PhoneServer:
             return self
         self.stopping = False
         self._server = _TCPServer((self.host, self._requested_port), _Handler)
-        self._server.owner = self  # type: ignore[attr-defined]
+        self._server.owner = self
         self._thread = threading.Thread(
             target=self._server.serve_forever, daemon=True, name="adb-phone-server"
         )

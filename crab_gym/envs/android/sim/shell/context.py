@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..storage.fs import FsError
 from .tokens import ShellError
@@ -25,9 +25,10 @@ ENV = {
     "IFS": " \t\n",
 }
 MAX_SLEEP = 5.0
+T = TypeVar("T")
 
 
-def unlocked(lock, fn: Callable[[], bytes] | None = None, timeout: float | None = None) -> bytes:
+def unlocked(lock, fn: Callable[[], T] | None = None, timeout: float | None = None) -> T | bytes:
     """Run fn() (or just wait `timeout` seconds) with the phone's re-entrant lock fully released, so waiting
     for a host's stdin or a `sleep` never stalls other adb streams or the in-process API."""
     cond = threading.Condition(lock)
@@ -35,7 +36,7 @@ def unlocked(lock, fn: Callable[[], bytes] | None = None, timeout: float | None 
         with cond:
             cond.wait(timeout)
         return b""
-    box: dict[str, object] = {}
+    box: dict[str, Any] = {}  # fn's value or its exception
 
     def run() -> None:
         try:
@@ -50,8 +51,8 @@ def unlocked(lock, fn: Callable[[], bytes] | None = None, timeout: float | None 
     with cond:
         cond.wait_for(lambda: "done" in box)
     if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box.get("value", b"")  # type: ignore[return-value]
+        raise box["error"]
+    return box.get("value", b"")
 
 
 class ExitShell(Exception):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from ..storage.fs import Sandbox
 from .arith import arith
 from .tokens import ShellError, _skip_balanced, _skip_quoted
 
@@ -31,7 +32,7 @@ class ShellState(Protocol):
     positional: list[str]
     status: int
     cwd: str
-    fs: object
+    fs: Sandbox
     opts: set[str]
 
     def substitute(self, program: str) -> str: ...
@@ -107,8 +108,8 @@ class Expander:
                 segs.append((text, QUOTED if quoted else EXPANDED) if text is not None else ("$", kind))
             elif c == "`":
                 end = _skip_quoted(raw, i)
-                inner = re.sub(r"\\([$`\\])", r"\1", raw[i + 1 : end - 1])
-                segs.append((self.sh.substitute(inner), QUOTED if quoted else EXPANDED))
+                program = re.sub(r"\\([$`\\])", r"\1", raw[i + 1 : end - 1])
+                segs.append((self.sh.substitute(program), QUOTED if quoted else EXPANDED))
                 i = end
             else:
                 j = i + 1
@@ -155,7 +156,7 @@ class Expander:
             last = getattr(getattr(sh, "root", None), "last_job", 0)
             return str(last) if last else ""
         if name == "-":
-            opts = getattr(sh, "opts", set())
+            opts: set[str] = getattr(sh, "opts", set())
             return "".join(sorted(o for o in opts if len(o) == 1)) + "h"
         if name == "#":
             return str(len(sh.positional) - 1)
@@ -253,7 +254,7 @@ class _VarView(dict):
         super().__init__()
         self.sh = sh
 
-    def get(self, key, default=None):  # type: ignore[override]
+    def get(self, key, default=None):
         return self.sh.vars.get(key, default)
 
     def __setitem__(self, key, value) -> None:

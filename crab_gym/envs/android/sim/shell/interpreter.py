@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 
 from . import jobs
 from .cond import evaluate
@@ -128,7 +129,7 @@ class Shell(SimpleCommands):
         for fd, data in chunks:
             if data:
                 try:
-                    unlocked(self.phone.lock, lambda fd=fd, data=data: live.write(fd, data) or b"")
+                    unlocked(self.phone.lock, partial(live.write, fd, data))
                 except Exception as e:
                     raise HangUp() from e
 
@@ -192,7 +193,7 @@ class Shell(SimpleCommands):
             status = jobs.start(self, node.body, io)
         else:
             try:
-                io = self._redirect(node.redirs, io)  # type: ignore[union-attr]
+                io = self._redirect(node.redirs, io)
             except ShellError as e:
                 io.write(2, f"/system/bin/sh: {e}\n".encode())
                 status = 1

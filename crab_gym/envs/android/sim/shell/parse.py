@@ -147,6 +147,18 @@ class Parser:
         t = self.peek()
         return isinstance(t, Op) and t.text in texts
 
+    def _word(self) -> str:
+        """The current token's text, once `is_word()` has said it is a word."""
+        t = self.toks[self.i]
+        assert isinstance(t, Word)
+        return t.raw
+
+    def _op(self) -> Op:
+        """The current token, once `is_op(...)` has said it is an operator."""
+        t = self.toks[self.i]
+        assert isinstance(t, Op)
+        return t
+
     def expect_word(self, text: str) -> None:
         if not self.is_word(text):
             raise SyntaxErr(f"'{self._shown()}' unexpected, expecting '{text}'")
@@ -190,7 +202,7 @@ class Parser:
         first = self.pipeline()
         rest: list[tuple[str, Node]] = []
         while self.is_op("&&", "||"):
-            op = self.toks[self.i].text  # type: ignore[union-attr]
+            op = self._op().text
             self.i += 1
             self.skip_newlines()
             rest.append((op, self.pipeline()))
@@ -223,7 +235,7 @@ class Parser:
         elif self.is_word("if"):
             node = self.if_clause()
         elif self.is_word("while", "until"):
-            until = self.toks[self.i].raw == "until"  # type: ignore[union-attr]
+            until = self._word() == "until"
             self.i += 1
             cond = self.compound_list(("do",))
             node = Loop(cond, self.do_group(), until)
@@ -233,21 +245,21 @@ class Parser:
             node = self.case_clause()
         elif self.is_word("[["):
             node = self.cond()
-        elif self.is_word() and self.peek().raw in RESERVED:  # type: ignore[union-attr]
+        elif self.is_word() and self._word() in RESERVED:
             raise SyntaxErr(f"'{self._shown()}' unexpected")
         elif (
             self.is_word()
-            and NAME.match(self.peek().raw)  # type: ignore[union-attr]
+            and NAME.match(self._word())
             and self.i + 2 < len(self.toks) + 1
             and self._is_funcdef()
         ):
-            name = self.toks[self.i].raw  # type: ignore[union-attr]
+            name = self._word()
             self.i += 3
             self.skip_newlines()
             return FuncDef(name, self.command())
         else:
             return self.simple()
-        node.redirs.extend(self.redirs())  # type: ignore[union-attr]
+        node.redirs.extend(self.redirs())
         return node
 
     def _is_funcdef(self) -> bool:
@@ -287,9 +299,9 @@ class Parser:
 
     def for_clause(self) -> For:
         self.i += 1
-        if not self.is_word() or not NAME.match(self.peek().raw):  # type: ignore[union-attr]
+        if not self.is_word() or not NAME.match(self._word()):
             raise SyntaxErr(f"'{self._shown()}' unexpected, expecting a name")
-        name = self.toks[self.i].raw  # type: ignore[union-attr]
+        name = self._word()
         self.i += 1
         words = None
         self.skip_newlines()
@@ -297,7 +309,7 @@ class Parser:
             self.i += 1
             words = []
             while self.is_word():
-                words.append(self.toks[self.i].raw)  # type: ignore[union-attr]
+                words.append(self._word())
                 self.i += 1
         if self.is_op(";", "\n"):
             self.i += 1
@@ -308,7 +320,7 @@ class Parser:
         self.i += 1
         if not self.is_word():
             raise SyntaxErr(f"'{self._shown()}' unexpected")
-        word = self.toks[self.i].raw  # type: ignore[union-attr]
+        word = self._word()
         self.i += 1
         self.skip_newlines()
         self.expect_word("in")
@@ -324,7 +336,7 @@ class Parser:
             while True:
                 if not self.is_word():
                     raise SyntaxErr(f"'{self._shown()}' unexpected")
-                patterns.append(self.toks[self.i].raw)  # type: ignore[union-attr]
+                patterns.append(self._word())
                 self.i += 1
                 if not self.is_op("|"):
                     break
@@ -357,11 +369,11 @@ class Parser:
         return out
 
     def redirect(self) -> Redir:
-        op: Op = self.toks[self.i]  # type: ignore[assignment]
+        op = self._op()
         self.i += 1
         if not self.is_word():
             raise SyntaxErr(f"'{self._shown()}' unexpected")
-        target = self.toks[self.i].raw  # type: ignore[union-attr]
+        target = self._word()
         self.i += 1
         fd = op.fd if op.fd is not None else (0 if op.text.startswith("<") else 1)
         if op.text in ("<<", "<<-"):
@@ -374,7 +386,7 @@ class Parser:
             if self.is_op(*REDIRECTS):
                 cmd.redirs.append(self.redirect())
             elif self.is_word():
-                raw = self.toks[self.i].raw  # type: ignore[union-attr]
+                raw = self._word()
                 if not cmd.words and ASSIGNMENT.match(raw):
                     cmd.assigns.append(raw)
                 else:

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
-from ..storage.fs import FsError
+from ..storage.fs import FsError, Sandbox
 from .context import REGISTRY, Ctx, ExitShell, FileSink, Input, Sink
-from .expand import Fatal
-from .parse import Redir, Simple
+from .expand import Expander, Fatal
+from .parse import Node, Redir, Simple
 from .tokens import RawError, ShellError
+
+if TYPE_CHECKING:
+    from .context import Shell
 
 FILE_MUTATORS = {"rm", "mkdir", "touch", "cp", "mv", "rmdir"}
 MAX_DEPTH = 64  # nested function calls and subshells
@@ -49,6 +53,23 @@ class IO:
 
 class SimpleCommands:
     """The simple-command half of the shell (see `shell.Shell` for the state it uses)."""
+
+    # what `shell.Shell` sets up and provides (declared for the type checker only)
+    fs: Sandbox
+    expander: Expander
+    cwd: str
+    vars: dict[str, str]
+    exported: set[str]
+    positional: list[str]
+    funcs: dict[str, Node]
+    opts: set[str]
+    status: int
+    depth: int
+    substitutions: int
+
+    if TYPE_CHECKING:
+
+        def execute(self, node: Node, io: IO) -> int: ...
 
     # -- redirections
     def _redirect(self, redirs: list[Redir], io: IO) -> IO:
@@ -150,7 +171,7 @@ class SimpleCommands:
     def _command(self, argv: list[str], io: IO) -> int:
         if argv[0] in FILE_MUTATORS:
             self.fs.changed()
-        ctx = Ctx(self, io.input)
+        ctx = Ctx(cast("Shell", self), io.input)  # always mixed into `shell.Shell`
         ctx.fds = io.fds
         ctx.argv0 = argv[0].rsplit("/", 1)[-1] if argv[0].startswith("/system/") else argv[0]
         fn = REGISTRY.get(ctx.argv0)

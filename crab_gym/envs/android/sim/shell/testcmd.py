@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-from .context import Ctx, command
+from typing import Protocol
+
+from ..storage.fs import Sandbox
+from .context import Ctx, Shell, command
 from .tokens import ShellError
 
 
 class _TestError(Exception):
     pass
+
+
+class _Where(Protocol):
+    """What the evaluator reads of its context (a command's Ctx, or `[[`'s): the filesystem and the shell."""
+
+    @property
+    def fs(self) -> Sandbox: ...
+
+    @property
+    def shell(self) -> Shell: ...
 
 
 UNARY = frozenset("-e -f -d -r -w -x -s -L -h -c -b -p -S -t -z -n -g -u -k -O -G".split())
@@ -17,7 +30,7 @@ BINARY = frozenset("= == != < > -eq -ne -lt -le -gt -ge -nt -ot -ef".split())
 class _Test:
     """POSIX test: the argument-count rules for up to 4 arguments, then ! -a -o and parentheses."""
 
-    def __init__(self, ctx: Ctx, args: list[str]) -> None:
+    def __init__(self, ctx: _Where, args: list[str]) -> None:
         self.ctx, self.args, self.i = ctx, args, 0
 
     def run(self) -> bool:

@@ -54,7 +54,8 @@ ESCAPES = {
 
 def _unescape(text: str) -> tuple[str, bool]:
     """mksh's echo escapes; returns (text, stop) where stop means a \\c ended the output."""
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while i < len(text):
         c = text[i]
         if c == "\\" and i + 1 < len(text):
@@ -66,7 +67,7 @@ def _unescape(text: str) -> tuple[str, bool]:
                 i += 2
                 continue
             if nxt == "0":
-                digits = re.match(r"[0-7]{0,3}", text[i + 2 :]).group(0)  # type: ignore[union-attr]
+                digits = re.match(r"[0-7]{0,3}", text[i + 2 :]).group(0)  # type: ignore[union-attr]  # {0,3}: always a match
                 out.append(chr(int(digits or "0", 8)))
                 i += 2 + len(digits)
                 continue
@@ -305,7 +306,8 @@ def _cut(ctx: Ctx, args: list[str]) -> int:
 
 
 def _tr_set(spec: str) -> str:
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while i < len(spec):
         if i + 2 < len(spec) and spec[i + 1] == "-":
             out.extend(chr(c) for c in range(ord(spec[i]), ord(spec[i + 2]) + 1))

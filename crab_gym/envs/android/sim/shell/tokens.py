@@ -122,8 +122,9 @@ def tokenize(line: str) -> list[Word | Op]:
             i += 1
             for op in pending_heredocs:
                 k = next(k for k, t in enumerate(out) if t is op)
-                delim = out[k + 1] if k + 1 < len(out) and isinstance(out[k + 1], Word) else Word("")
-                i = _read_heredoc(line, i, op, delim.raw)  # type: ignore[union-attr]
+                after = out[k + 1] if k + 1 < len(out) else None
+                delim = after if isinstance(after, Word) else Word("")
+                i = _read_heredoc(line, i, op, delim.raw)
             pending_heredocs.clear()
         elif c in BREAK:
             op_text = next(o for o in OPERATORS if line.startswith(o, i))

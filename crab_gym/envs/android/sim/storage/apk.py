@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import struct
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 RES_STRING_POOL, RES_XML, RES_XML_START_ELEMENT, RES_XML_END_ELEMENT, RES_XML_RESOURCE_MAP = (
@@ -69,7 +70,7 @@ def _pool(chunk: bytes) -> list[str]:
     return out
 
 
-def _elements(axml: bytes):
+def _elements(axml: bytes) -> Iterator[tuple[int, str, dict[str, str | int | bool]]]:
     """(depth, element name, {attribute: value}) for each start tag, in document order."""
     if len(axml) < 8 or struct.unpack_from("<H", axml, 0)[0] != RES_XML:
         raise ApkError("INSTALL_PARSE_FAILED_MANIFEST_MALFORMED: Failed to parse AndroidManifest.xml")
@@ -87,7 +88,7 @@ def _elements(axml: bytes):
             ids = struct.unpack_from(f"<{(size - header) // 4}I", chunk, header)
         elif kind == RES_XML_START_ELEMENT:
             _ns, name, attr_start, attr_size, count = struct.unpack_from("<IIHHH", chunk, header)
-            attrs = {}
+            attrs: dict[str, str | int | bool] = {}
             for k in range(count):
                 a = header + attr_start + k * attr_size
                 _ans, aname, raw, _sz, _res0, dtype, data = struct.unpack_from("<IIIHBBI", chunk, a)
@@ -124,17 +125,19 @@ def read_manifest(apk: bytes) -> Manifest:
 
 def _manifest(axml: bytes) -> Manifest:
     m: Manifest | None = None
-    activity, in_filter, actions, categories = "", False, set(), set()
+    activity, in_filter = "", False
+    actions: set[str | int | bool | None] = set()
+    categories: set[str | int | bool | None] = set()
     for depth, name, attrs in _elements(axml):
         if name == "manifest" and depth == 1:
             m = Manifest(str(attrs.get("package", "")))
-            m.version_code = int(attrs.get("versionCode", 1))  # type: ignore[call-overload]
+            m.version_code = int(attrs.get("versionCode", 1))
             m.version_name = str(attrs.get("versionName", ""))
         elif m is None:
             continue
         elif name == "uses-sdk":
-            m.min_sdk = int(attrs.get("minSdkVersion", 1))  # type: ignore[call-overload]
-            m.target_sdk = int(attrs.get("targetSdkVersion", m.min_sdk))  # type: ignore[call-overload]
+            m.min_sdk = int(attrs.get("minSdkVersion", 1))
+            m.target_sdk = int(attrs.get("targetSdkVersion", m.min_sdk))
         elif name == "uses-permission":
             m.permissions.append(str(attrs.get("name", "")))
         elif name in ("activity", "activity-alias"):

@@ -5,6 +5,7 @@ phone's activities (explicit components, and the implicit intents the phone's ap
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from ..shell.tokens import RawError
 from .registry import APPS, LAUNCHER
@@ -163,7 +164,7 @@ def parse(verb: str, args: list[str], options: dict[str, int]) -> tuple[Intent, 
             intent.package = take()[0]
         elif a == "-f":
             raw = take()[0]
-            intent.flags |= int(_value(verb, "i", raw))  # type: ignore[call-overload]
+            intent.flags |= cast(int, _value(verb, "i", raw))  # kind "i" parses an int
         elif a == "-i":
             take()
         elif a in EXTRA_TYPES:

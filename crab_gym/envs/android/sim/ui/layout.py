@@ -7,6 +7,7 @@ scripts tap fixed points of these layouts, so a restyle keeps every box where it
 
 from __future__ import annotations
 
+import builtins  # in Screen, annotations after its `list` method name the type as builtins.list
 from collections.abc import Callable
 
 from . import widgets
@@ -290,7 +291,7 @@ class Screen:
             size=self.px(80),
         )
 
-    def tabs(self, names: list[str], current: str, on_select: Callable[[str], Handler]) -> None:
+    def tabs(self, names: builtins.list[str], current: str, on_select: Callable[[str], Handler]) -> None:
         h = self.px(150)
         w = self.right // max(1, len(names))
         for i, n in enumerate(names):
@@ -311,7 +312,7 @@ class Screen:
             )
         self.y += h
 
-    def dialog(self, title: str, buttons: list[tuple[str, Handler, str]], message: str = "") -> View:
+    def dialog(self, title: str, buttons: builtins.list[tuple[str, Handler, str]], message: str = "") -> View:
         """A Material dialog over a scrim: a title, an optional message and (label, handler, resource id)
         buttons; resource ids are Android's own (``android:id/...``)."""
         return widgets.dialog(self, title, buttons, message)

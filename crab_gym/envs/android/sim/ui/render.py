@@ -116,6 +116,7 @@ def draw(root: View, width: int, height: int, background: Color, size: tuple[int
                 break
         if isinstance(under, Gradient):
             under = under.at((y1 + y2) / 2)
+        inner: Color | Gradient | None  # the colour this View's children land on
         if v.shape == "scrim" and len(layers) == 1 and v is root.children[0]:
             # nothing drawn yet: the dimmed screen is one colour, and what goes on it is blended over that
             inner = mix((0, 0, 0), tuple(background), SCRIM_ALPHA)
@@ -167,8 +168,8 @@ def draw_view(cv: Canvas, v: View, under: Color | None) -> Color | Gradient | No
         return _field(cv, v, fg, under)
     if shape == "triangle" or shape == "ring" or shape == "box":
         side = min(w, h) * 0.2  # half the icon's side: ~20 dp icons on a 48 dp bar
-        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-        b = (round(cx - side), round(cy - side), round(cx + side), round(cy + side))
+        mx, my = (x1 + x2) / 2, (y1 + y2) / 2  # the middle (a float; the track's `cy` above is an int)
+        b = (round(mx - side), round(my - side), round(mx + side), round(my + side))
         cv.shape(shape, b, fg, under, radius=side * 0.2, line=max(3.0, side * 0.14))
         return under
     _label(cv, v, fg, inner, x1, x2, round(h * 0.3) if shape in ROUND_SHAPES and v.icon else 0)

@@ -3,17 +3,23 @@ dump. Every pixel the renderer draws belongs to a View of this tree, inside that
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 from xml.sax.saxutils import escape
 
 from .theme import DARK, LIGHT
 
-Handler = Callable[[], object]
 ATTR_ESCAPES = {'"': "&quot;", "'": "&apos;", "\n": "&#10;"}
 
 COLORS = LIGHT  # the light palette; DARK is the dark one (see theme.py)
 __all__ = ["COLORS", "DARK", "Handler", "View", "to_xml"]
+
+
+class Handler(Protocol):
+    """What a tap or a long press runs: called with no arguments (a lambda may bind loop values as defaults,
+    which `Callable[[], object]` would refuse)."""
+
+    def __call__(self) -> object: ...
 
 
 @dataclass(eq=False)
