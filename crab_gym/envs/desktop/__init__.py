@@ -78,7 +78,7 @@ class DesktopEnv(SubEnv):
         self.session: DesktopSession | None = None
         self._keyboard = False  # the last action was keyboard input (see KEYBOARD_QUIET)
         self._state: DesktopState | None = None
-        self._held_buttons: list[int] = []  # pressed by mouse_down / key_down, released at reset and close
+        self._held_buttons: list[int] = []  # held by mouse_down (keys by key_down); released at reset, close
         self._held_keys: list[str] = []
 
     @property

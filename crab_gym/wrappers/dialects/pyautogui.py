@@ -7,13 +7,13 @@ pyautogui`` and ``import time`` are accepted and do nothing. Coordinates are pix
 was shown. ``keyDown``/``keyUp`` hold keys within the step: a press while held is a chord; ``mouseDown`` /
 ``mouseUp`` in one step are a drag (on the phone a swipe, or a long press where it starts). Keys or buttons
 still held at the end of the step stay held on the desktop until a later step's ``keyUp`` / ``mouseUp``
-(the phone refuses that). ``time.sleep`` under a
-second is dropped (every action already waits for the screen to settle); longer is a ``wait``. ``DONE``
-and ``FAIL`` end the episode (``complete``). On a multi-device env a call names its device with
-``device='android'``; a call without one acts on the device of the call before it in the step.
-``pyautogui.write`` with ``device='android'`` types on the phone, ``pyautogui.press('enter'|'esc'|'home')``
-presses its buttons. With the env's API actions on (``api_actions=True``), ``api.<name>(...)`` calls one,
-e.g. ``api.shell('ls ~')`` or ``api.send_sms('+1 555 0100', 'hi')``: its device is the one that has it.
+(the phone refuses that). ``time.sleep`` under a second is dropped (every action already waits for the
+screen to settle); longer is a ``wait``. ``DONE`` and ``FAIL`` end the episode (``complete``). On a
+multi-device env a call names its device with ``device='android'``; a call without one acts on the device
+of the call before it in the step. ``pyautogui.write`` with ``device='android'`` types on the phone,
+``pyautogui.press('enter'|'esc'|'home')`` presses its buttons. With the env's API actions on
+(``api_actions=True``), ``api.<name>(...)`` calls one, e.g. ``api.shell('ls ~')`` or
+``api.send_sms('+1 555 0100', 'hi')``: its device is the one that has it.
 """
 
 from __future__ import annotations
@@ -79,9 +79,8 @@ class _Step:
         self.device: str | None = None
         self.held: list[str] = []
         self.chorded = False
-        self.down: tuple[str, Any, Any, int, str] | None = (
-            None  # device, where, given point, Act index, button
-        )
+        # A mouseDown not yet released: device, where, the point it named, its Act's index, the button.
+        self.down: tuple[str, Any, Any, int, str] | None = None
 
     def add(self, c: Call) -> None:
         if c.name in BARE:
@@ -235,7 +234,7 @@ class _Step:
                 Act("key_down", self.device, keys=(key,), text=f"keyDown({key!r}) without keyUp")
             )
         if not self.acts:
-            raise InvalidAction("the code does nothing (only short sleeps or held keys)")
+            raise InvalidAction("the code does nothing (only short sleeps)")
         return self.acts
 
 

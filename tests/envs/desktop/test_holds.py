@@ -9,6 +9,7 @@ import gymnasium as gym
 import pytest
 from Xlib import XK, X
 
+from crab_gym.core.actions import InvalidAction
 from crab_gym.wrappers import ActionDialect
 
 
@@ -91,3 +92,28 @@ def test_reset_releases_what_is_held(env):
     assert _held(desk) == (True, True)
     env.reset(seed=0, options={"task": "terminal_create_folder-0"})
     assert _held(desk) == (False, False)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "name", "params"),
+    [
+        ("anthropic", "mouse_down", {"mouse_button": "left"}),
+        ("anthropic", "mouse_up", {"mouse_button": "left"}),
+        ("pyautogui", "mouse_down", {"mouse_button": "right"}),
+        ("pyautogui", "mouse_up", {"mouse_button": "left"}),
+        ("pyautogui", "key_down", {"key": "shift"}),
+        ("pyautogui", "key_up", {"key": "ctrl"}),
+    ],
+)
+def test_holds_translate_and_read_back(env, dialect, name, params):
+    agent = ActionDialect(env, dialect)
+    plan = [p for text in agent.translate("ubuntu", name, params) for p in agent.parse(text)]
+    assert [(p.name, p.params) for p in plan] == [(name, params)]
+
+
+def test_what_a_format_cannot_hold_is_refused_with_a_reason(env):
+    agent = ActionDialect(env, "anthropic")
+    with pytest.raises(InvalidAction, match="no key_down"):
+        agent.translate("ubuntu", "key_down", {"key": "shift"})
+    with pytest.raises(InvalidAction, match="duration"):
+        agent.parse(json.dumps({"action": "hold_key", "text": "shift", "duration": 11}))
