@@ -67,6 +67,20 @@ def test_shift_held_across_steps_makes_the_next_letter_upper_case(env):
     assert desk.state().a11y_texts("mousepad") == ["Ab"]
 
 
+def test_a_click_while_shift_is_held_is_a_shift_click(env):
+    """key_down shift, a click step, key_up shift: the click extends the selection from the caret."""
+    desk = _editor(env)
+    desk.execute(desk.action("write_text"), {"text": "alpha" + " " * 40 + "omega"})
+    desk.settle()
+    (x1, y1, _, _), (w, h) = next(e for e in desk.ui_elements() if e.role == "text").box, desk.screen_size
+    desk.execute(desk.action("click"), {"point": ((x1 + 2) / w, (y1 + 10) / h)})  # the caret at the start
+    desk.execute(desk.action("key_down"), {"key": "shift"})
+    desk.execute(desk.action("click"), {"point": ((x1 + 700) / w, (y1 + 10) / h)})  # past the line's end
+    desk.execute(desk.action("key_up"), {"key": "shift"})
+    desk.settle()
+    assert _primary(desk) == "alpha" + " " * 40 + "omega"
+
+
 def test_hold_key_holds_within_one_step(env):
     desk = _editor(env)
     agent = ActionDialect(env, "anthropic")
