@@ -59,7 +59,7 @@ def test_do_nothing_scores_zero_and_truncates(env):
     "action, reason",
     [
         ((7, 0, {}), "device index 7 out of range"),
-        ((0, 42, {}), "ubuntu has 12 actions"),
+        ((0, 42, {}), "ubuntu has 16 actions"),
         ((1, 9, {}), "root has 3 actions"),
         ("click at the OK button", "an action is a tuple"),
         ((0, 0, {"point": np.array([1.7, 0.2], np.float32)}), "click: parameter 'point'"),

@@ -238,17 +238,11 @@ class VMDisplay:
     def key_combo(self, names: list[str]) -> None:
         """Press keys in order, release in reverse (a hotkey; one name is a plain key press)."""
         keys = [qcode_for_name(n) for n in names]
-        down: list[dict] = []
-        for qcode, shift in keys:
-            if shift:
-                down.append(key_event("shift", True))
-            down.append(key_event(qcode, True))
-        up: list[dict] = []
-        for qcode, shift in reversed(keys):
-            up.append(key_event(qcode, False))
-            if shift:
-                up.append(key_event("shift", False))
-        self._type([down, up])
+        self._type([_key_events(keys, True), _key_events(keys, False)])
+
+    def key(self, name: str, down: bool) -> None:
+        """Press or release one key without the other half (Shift with it if it needs Shift)."""
+        self._type([_key_events([qcode_for_name(name)], down)])
 
     def type_text(self, text: str, delay: float = 0.0) -> None:
         """Type text exactly: US-layout characters as their keys, others on keypad keys remapped first."""
@@ -319,3 +313,12 @@ class VMDisplay:
 
     def close(self) -> None:
         """The display holds nothing of its own (the connection and channel belong to the session)."""
+
+
+def _key_events(keys: list[tuple[str, bool]], down: bool) -> list[dict]:
+    """Key events pressing ``keys`` in order, or releasing them in reverse; a shifted one goes with Shift."""
+    out: list[dict] = []
+    for qcode, shift in keys if down else reversed(keys):
+        names = ["shift", qcode] if shift else [qcode]
+        out += [key_event(n, down) for n in (names if down else reversed(names))]
+    return out

@@ -54,7 +54,7 @@ def _device_errors(what: str) -> Iterator[None]:
 # chooser enables its Save button about 150 ms after a name is typed, and Enter before that is lost. After
 # a keyboard action the screen must stay quiet this long to count as settled (measured with mousepad's
 # Save As dialog: settle with the default window returned 130 ms before the button changed).
-KEYBOARD_ACTIONS = frozenset({"write_text", "press", "hotkey"})
+KEYBOARD_ACTIONS = frozenset({"write_text", "press", "hotkey", "key_down", "key_up"})
 KEYBOARD_QUIET = 0.25
 
 
@@ -78,6 +78,8 @@ class DesktopEnv(SubEnv):
         self.session: DesktopSession | None = None
         self._keyboard = False  # the last action was keyboard input (see KEYBOARD_QUIET)
         self._state: DesktopState | None = None
+        self._held_buttons: list[int] = []  # held by mouse_down (keys by key_down); released at reset, close
+        self._held_keys: list[str] = []
 
     @property
     def screen_size(self) -> tuple[int, int]:
@@ -90,6 +92,7 @@ class DesktopEnv(SubEnv):
         return self.session.x
 
     def reset(self, seed: int | None = None) -> None:
+        self._release_held()
         self._state = None
         self._keyboard = False
         if self.session is not None and self.session.outgrown():
@@ -159,12 +162,36 @@ class DesktopEnv(SubEnv):
         return self.session.identity() if self.session is not None else {}
 
     def close(self) -> None:
+        self._release_held()
         if self.session is not None:
             self.session.close()
             self.session = None
         self._state = None
 
     # ---- primitives used by actions and task setups -----------------------------------------
+    def hold_button(self, button: int, down: bool) -> None:
+        """Press (``down``) or release a mouse button where the pointer is, and remember what stays held."""
+        self.x.button(button, down)
+        _track(self._held_buttons, button, down)
+
+    def hold_key(self, key: str, down: bool) -> None:
+        """Press (``down``) or release one key, and remember what stays held."""
+        self.x.key(key, down)
+        _track(self._held_keys, key, down)
+
+    def _release_held(self) -> None:
+        """Release every held key and button, latest first; never raises (a dead session holds nothing)."""
+        keys, buttons = self._held_keys, self._held_buttons
+        self._held_keys, self._held_buttons = [], []
+        if self.session is None or self.session.x is None or not (keys or buttons):
+            return
+        x = self.session.x
+        with contextlib.suppress(DeviceError, ValueError, *DEVICE_FAILURES):
+            for key in reversed(keys):
+                x.key(key, False)
+            for button in reversed(buttons):
+                x.button(button, False)
+
     def launch_from_launcher(self, name: str, startup: float = 40.0) -> str:
         """Super -> type the name -> Enter in rofi; what the launch did (a :data:`launch.Outcome`, or
         "no_launcher"/"no_match"). Waits for an app's start-up only while it works (see LaunchWatch)."""
@@ -259,6 +286,14 @@ class DesktopEnv(SubEnv):
                 return True
             time.sleep(0.02)
         return False
+
+
+def _track(held: list[Any], item: Any, down: bool) -> None:
+    """Note ``item`` as held (``down``) or released."""
+    if item in held:
+        held.remove(item)
+    if down:
+        held.append(item)
 
 
 __all__ = ["DesktopEnv"]

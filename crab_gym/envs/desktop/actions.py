@@ -1,4 +1,4 @@
-"""Desktop actions (the CRAB paper's Table 2 for Ubuntu, plus drag and move); positions are normalised."""
+"""Desktop actions (the CRAB paper's Table 2 for Ubuntu, plus drag, move, holds); positions are normalised."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pydantic import Field
 
 from crab_gym.core.actions import Direction, InvalidAction, Point, Typable, TypedText, action
 from crab_gym.envs.base import ActionResult
-from crab_gym.envs.desktop.primitives.x11 import KEYS
+from crab_gym.envs.desktop.primitives.x11 import BUTTONS, KEYS
 
 if TYPE_CHECKING:
     from crab_gym.envs.desktop import DesktopEnv
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 Key = Literal[KEYS]  # type: ignore[valid-type]  # a Literal of the key names X11 knows, built at run time
 Keys = Annotated[list[Key], Field(min_length=1, max_length=4)]
 Clicks = Annotated[int, Field(ge=1, le=10)]
+Button = Literal["left", "middle", "right"]  # its params are "mouse_button": the phone's press has "button"
 AppName = Annotated[str, Field(min_length=1, max_length=64), Typable]
 
 
@@ -144,6 +145,46 @@ def search_application(env: DesktopEnv, name: AppName) -> ActionResult:
     return ActionResult(info={"opened_window": outcome == "window", "launch": outcome})
 
 
+@action
+def mouse_down(env: DesktopEnv, mouse_button: Button = "left") -> None:
+    """Press a mouse button where the pointer is and keep it down (a later move drags; mouse_up releases).
+
+    Args:
+        mouse_button: "left", "middle" or "right".
+    """
+    env.hold_button(BUTTONS[mouse_button], True)
+
+
+@action
+def mouse_up(env: DesktopEnv, mouse_button: Button = "left") -> None:
+    """Release a mouse button held by mouse_down, where the pointer is (ends a drag).
+
+    Args:
+        mouse_button: "left", "middle" or "right".
+    """
+    env.hold_button(BUTTONS[mouse_button], False)
+
+
+@action
+def key_down(env: DesktopEnv, key: Key) -> None:
+    """Press one key and keep it down: later clicks and keys get it as a modifier (key_up releases it).
+
+    Args:
+        key: The key name, e.g. "shift", "ctrl", "alt", "a".
+    """
+    env.hold_key(key, True)
+
+
+@action
+def key_up(env: DesktopEnv, key: Key) -> None:
+    """Release a key held by key_down.
+
+    Args:
+        key: The key name, as given to key_down.
+    """
+    env.hold_key(key, False)
+
+
 ACTIONS = (
     click,
     right_click,
@@ -157,4 +198,8 @@ ACTIONS = (
     search_application,
     middle_click,  # after the others: the action indices of the first ten stay as they were
     triple_click,
+    mouse_down,  # held across steps; every reset releases them
+    mouse_up,
+    key_down,
+    key_up,
 )

@@ -10,8 +10,10 @@ A turn without tool use (a whole message, ``{"content": [{"type": "text", "text"
 ends the episode: its text is the answer (``submit``), no text is ``complete``.
 On the phone, Return/Escape/Home are its enter/back/home buttons, a scroll is a swipe, and a
 ``left_click_drag`` that ends where it starts is a long press. ``left_mouse_down`` / ``left_mouse_up``
-work within one step (a list), as a drag; held across steps they are refused, as is ``hold_key`` (our
-devices press keys, never hold them).
+within one step (a list) are a drag; in different steps the button stays down between them, where the
+pointer is (a ``mouse_move`` meanwhile drags). ``hold_key`` presses its keys, waits ``duration`` seconds
+(whole seconds, at most 10) and releases them, as several env steps. Holding across steps is for the
+desktop: the phone refuses it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from crab_gym.core.actions import InvalidAction
 from crab_gym.wrappers.dialects.base import MAX_CALLS, Act, Context, Dialect, display
 from crab_gym.wrappers.dialects.jsonish import field_of, items, json_value, pair
 
+HOLD_MAX = 10
+"""Most seconds a hold_key holds."""
 HINT = 'Send the computer tool\'s input as JSON, e.g. {"action": "left_click", "coordinate": [100, 200]}.'
 CLICKS = {"left_click": "click", "right_click": "right_click", "double_click": "double_click",
           "middle_click": "middle_click", "triple_click": "triple_click", "mouse_move": "move"}  # fmt: skip
@@ -47,7 +51,7 @@ class Anthropic(Dialect):
             return [Act("answer", text=said[:256])] if said else [Act("complete")]
         found = calls
         acts: list[Act] = []
-        down: tuple[str, Any] | None = None
+        down: tuple[str, Any, int] | None = None  # device, where, the index of its Act if it stays held
         for obj in found:
             inner = obj.get("input") if obj.get("type") == "tool_use" else obj
             if not isinstance(inner, Mapping):
@@ -57,34 +61,45 @@ class Anthropic(Dialect):
             name = inner.get("action")
             if name == "left_mouse_down":
                 device = ctx.device(inner.get("device"), f"name one with {self.naming}")
-                down = (device, ctx.point_at(device, None, "left_mouse_down"))
+                down = (device, ctx.cursor.get(device), len(acts))
                 continue
             if name == "left_mouse_up":
-                if down is None:
-                    raise InvalidAction(
-                        "left_mouse_up without left_mouse_down in the same step: holding the button "
-                        "across steps is not supported; use left_click_drag"
-                    )
-                device, start = down
-                acts.append(Act("drag", device, start, ctx.point_at(device, None, "left_mouse_up")))
+                device = ctx.device(inner.get("device"), f"name one with {self.naming}")
+                if down is None:  # the button went down in an earlier step
+                    acts.append(Act("mouse_up", device, text="left_mouse_up without left_mouse_down"))
+                    continue
+                start = down[1] if down[1] is not None else ctx.point_at(device, None, "left_mouse_down")
+                acts.append(Act("drag", down[0], start, ctx.point_at(down[0], None, "left_mouse_up")))
                 down = None
                 continue
             acts.extend(self._one(inner, ctx))
-        if down is not None:
-            raise InvalidAction(
-                "left_mouse_down without left_mouse_up in the same step: holding the button across steps "
-                "is not supported; use left_click_drag"
-            )
+        if down is not None:  # stays down until a later step's left_mouse_up
+            acts.insert(down[2], Act("mouse_down", down[0], text="left_mouse_down without left_mouse_up"))
         return acts
 
     def _one(self, inp: Mapping[str, Any], ctx: Context) -> list[Act]:
         if inp.get("action") == "key":  # xdotool's "ctrl+a BackSpace": chords pressed one after another
             device = ctx.device(inp.get("device"), f"name one with {self.naming}")
-            chords = field_of(inp, "text", str, "key").split()
-            if not chords:
-                raise InvalidAction("key: 'text' names a key or chord, e.g. \"ctrl+s\"")
-            return [Act("key", device, keys=tuple(c.split("+")) if c != "+" else ("+",)) for c in chords]
+            return [Act("key", device, keys=keys) for keys in _chords(inp, "key")]
+        if inp.get("action") == "hold_key":
+            return self._hold_key(inp, ctx)
         return [self._act(inp, ctx)]
+
+    def _hold_key(self, inp: Mapping[str, Any], ctx: Context) -> list[Act]:
+        """Key down, a wait of ``duration`` whole seconds (5 at most per wait), key up."""
+        device = ctx.device(inp.get("device"), f"name one with {self.naming}")
+        chords = _chords(inp, "hold_key")
+        if len(chords) != 1:
+            raise InvalidAction("hold_key: 'text' is one key or chord, e.g. \"shift\"")
+        seconds = inp.get("duration", 1)
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= HOLD_MAX:
+            raise InvalidAction(f"hold_key: 'duration' must be seconds, 0 to {HOLD_MAX}; got {seconds!r}")
+        waits, left = [], round(seconds)
+        while left > 0:
+            waits.append(Act("wait", seconds=min(left, 5)))
+            left -= 5
+        return [Act("key_down", device, keys=chords[0], text="hold_key"), *waits,
+                Act("key_up", device, keys=chords[0], text="hold_key")]  # fmt: skip
 
     def _act(self, inp: Mapping[str, Any], ctx: Context) -> Act:
         name = inp.get("action")
@@ -97,10 +112,6 @@ class Anthropic(Dialect):
             if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 100:
                 raise InvalidAction(f"wait: 'duration' must be seconds, 0 to 100; got {seconds!r}")
             return Act("wait", seconds=float(seconds))
-        if name == "hold_key":
-            return Act(
-                "unsupported", text="hold_key is not supported: our devices press keys, never hold them"
-            )
         device = ctx.device(inp.get("device"), f"name one with {self.naming}")
         where = (
             ctx.point_at(device, self._point(inp, "coordinate", device, ctx), name)
@@ -156,6 +167,12 @@ class Anthropic(Dialect):
             out = {"action": "type", "text": act.text}
         elif act.kind == "key":
             out = {"action": "key", "text": "+".join(act.keys)}
+        elif act.kind in ("mouse_down", "mouse_up") and act.button == "left":
+            out = {"action": f"left_{act.kind}"}
+        elif act.kind in ("mouse_down", "mouse_up", "key_down", "key_up"):
+            raise InvalidAction(
+                f"the computer tool has no {act.kind} (it holds the left button, keys in hold_key)"
+            )
         elif act.kind in ("drag", "long_press"):
             start, end = act.point, act.end if act.kind == "drag" else act.point
             assert start is not None and end is not None
@@ -186,3 +203,11 @@ class Anthropic(Dialect):
                 "buttons, a scroll is a swipe, and a left_click_drag ending where it starts is a long press."
             )
         return spec
+
+
+def _chords(inp: Mapping[str, Any], what: str) -> list[tuple[str, ...]]:
+    """xdotool's "ctrl+a BackSpace" in ``text``: the keys of each chord."""
+    chords = field_of(inp, "text", str, what).split()
+    if not chords:
+        raise InvalidAction(f"{what}: 'text' names a key or chord, e.g. \"ctrl+s\"")
+    return [tuple(c.split("+")) if c != "+" else ("+",) for c in chords]

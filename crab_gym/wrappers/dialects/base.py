@@ -38,7 +38,9 @@ class Act:
     kind: click | right_click | middle_click | double_click | triple_click | long_press | move | drag |
     scroll | type | key | wait | home | back | open_app | complete | answer | observe (screenshot,
     cursor_position: a do-nothing step) | unsupported (``text`` says why) | api (the API action named by
-    ``text``, with ``params``: see :mod:`crab_gym.envs.api_actions`).
+    ``text``, with ``params``: see :mod:`crab_gym.envs.api_actions`) | mouse_down | mouse_up (``button``,
+    at ``point`` if given, else where the pointer is) | key_down | key_up (``keys``): held across steps;
+    for these ``text`` names the dialect's call, for the reason a device refuses it.
     """
 
     kind: str
@@ -51,6 +53,10 @@ class Act:
     amount: int = 0
     seconds: float = 1.0
     params: tuple[tuple[str, Any], ...] = ()
+    button: str = "left"
+
+
+HOLDS = frozenset({"mouse_down", "mouse_up", "key_down", "key_up"})
 
 
 @dataclass(frozen=True)
@@ -218,6 +224,12 @@ def _desktop(act: Act) -> list[Planned]:
         ]
     if k == "open_app":
         return [Planned(d, "search_application", {"name": act.text})]
+    if k in ("mouse_down", "mouse_up"):
+        moved = [Planned(d, "move", {"point": act.point})] if act.point is not None else []
+        return [*moved, Planned(d, k, {"mouse_button": act.button})]
+    if k in ("key_down", "key_up"):
+        keys = combo(act.keys)
+        return [Planned(d, k, {"key": key}) for key in (keys if k == "key_down" else reversed(keys))]
     reasons = {
         "home": "the desktop has no home button",
         "back": "the desktop has no back button",
@@ -250,6 +262,11 @@ def _phone(act: Act, ctx: Context) -> list[Planned]:
         return [Planned(d, "press", {"button": k})]
     if k == "open_app":
         return [Planned(d, "open_app_drawer"), Planned(d, "tap", resolve=_app_icon(ctx, d, act.text))]
+    if k in HOLDS:
+        held = "the button" if k.startswith("mouse") else "keys"
+        raise InvalidAction(
+            f"{act.text or k} is not supported on {d!r}: holding {held} across steps is not supported there"
+        )
     reasons = {
         "move": "a touch screen has no hover", "right_click": "a touch screen has no right button",
         "middle_click": "a touch screen has no middle button", "double_click": "the phone has no double tap",
@@ -309,6 +326,10 @@ def lift(device: str, name: str, params: Mapping[str, Any]) -> list[Act]:
         return [Act(kind, device, point, text=str(p.get("text", "")))]
     if name == "drag":
         return [Act("drag", device, tuple(p["start"]), tuple(p["end"]))]
+    if name in ("mouse_down", "mouse_up"):
+        return [Act(name, device, button=p.get("mouse_button", "left"))]
+    if name in ("key_down", "key_up"):
+        return [Act(name, device, keys=(p["key"],))]
     if name in ("press", "hotkey"):
         return [Act("key", device, keys=tuple(p["keys"]) if name == "hotkey" else (p["key"],))]
     if name == "scroll":

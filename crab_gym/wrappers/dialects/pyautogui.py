@@ -6,13 +6,14 @@
 pyautogui`` and ``import time`` are accepted and do nothing. Coordinates are pixels of the frame the agent
 was shown. ``keyDown``/``keyUp`` hold keys within the step: a press while held is a chord; ``mouseDown`` /
 ``mouseUp`` in one step are a drag (on the phone a swipe, or a long press where it starts). Keys or buttons
-still held at the end of the step are refused (nothing stays held across steps). ``time.sleep`` under a
-second is dropped (every action already waits for the screen to settle); longer is a ``wait``. ``DONE``
-and ``FAIL`` end the episode (``complete``). On a multi-device env a call names its device with
-``device='android'``; a call without one acts on the device of the call before it in the step.
-``pyautogui.write`` with ``device='android'`` types on the phone, ``pyautogui.press('enter'|'esc'|'home')``
-presses its buttons. With the env's API actions on (``api_actions=True``), ``api.<name>(...)`` calls one,
-e.g. ``api.shell('ls ~')`` or ``api.send_sms('+1 555 0100', 'hi')``: its device is the one that has it.
+still held at the end of the step stay held on the desktop until a later step's ``keyUp`` / ``mouseUp``
+(the phone refuses that). ``time.sleep`` under a second is dropped (every action already waits for the
+screen to settle); longer is a ``wait``. ``DONE`` and ``FAIL`` end the episode (``complete``). On a
+multi-device env a call names its device with ``device='android'``; a call without one acts on the device
+of the call before it in the step. ``pyautogui.write`` with ``device='android'`` types on the phone,
+``pyautogui.press('enter'|'esc'|'home')`` presses its buttons. With the env's API actions on
+(``api_actions=True``), ``api.<name>(...)`` calls one, e.g. ``api.shell('ls ~')`` or
+``api.send_sms('+1 555 0100', 'hi')``: its device is the one that has it.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ class _Step:
         self.device: str | None = None
         self.held: list[str] = []
         self.chorded = False
-        self.down: tuple[str, tuple[float, float]] | None = None
+        # A mouseDown not yet released: device, where, the point it named, its Act's index, the button.
+        self.down: tuple[str, Any, Any, int, str] | None = None
 
     def add(self, c: Call) -> None:
         if c.name in BARE:
@@ -123,8 +125,9 @@ class _Step:
             self.chorded = False
         elif name == "keyUp":
             key = _key(args, kw, name)
-            if key not in self.held:
-                raise InvalidAction(f"keyUp({key!r}) without keyDown({key!r}) in the same step")
+            if key not in self.held:  # held since an earlier step
+                self.acts.append(Act("key_up", device, keys=(key,), text=f"keyUp({key!r}) without keyDown"))
+                return
             if not self.chorded:
                 self.acts.append(Act("key", device, keys=tuple(self.held)))
                 self.chorded = True
@@ -140,15 +143,24 @@ class _Step:
                 direction = "up" if clicks > 0 else "down"
             self.acts.append(Act("scroll", device, point, direction=direction, amount=abs(clicks)))
         elif name in ("mouseDown", "mouseUp"):
-            if kw.get("button", "left") != "left":
-                raise InvalidAction(f"{name}: only the left button can be held")
-            point = self.ctx.point_at(device, self._point(device, args, kw, name, required=False), name)
+            button = kw.get("button", "left")
+            if button not in ("left", "middle", "right"):
+                raise InvalidAction(f"{name}: button is 'left', 'middle' or 'right'; got {button!r}")
+            given = self._point(device, args, kw, name, required=False)
+            point = (
+                self.ctx.point_at(device, given, name) if given is not None else self.ctx.cursor.get(device)
+            )
             if name == "mouseDown":
-                self.down = (device, point)
-            elif self.down is None:
-                raise InvalidAction("mouseUp without mouseDown in the same step")
+                self.down = (device, point, given, len(self.acts), button)
+            elif self.down is None:  # the button went down in an earlier step
+                self.acts.append(
+                    Act("mouse_up", device, given, text=f"{name} without mouseDown", button=button)
+                )
             else:
-                self.acts.append(Act("drag", device, self.down[1], point))
+                if self.down[4] != "left" or button != "left":
+                    raise InvalidAction(f"{name}: only the left button drags within a step")
+                start = self.down[1] or self.ctx.point_at(device, None, "mouseDown")
+                self.acts.append(Act("drag", device, start, point or self.ctx.point_at(device, None, name)))
                 self.down = None
         elif name == "dragTo":
             start = self.ctx.point_at(device, None, name)
@@ -211,14 +223,18 @@ class _Step:
         return self.ctx.from_pixels(device, x, y)
 
     def finish(self) -> list[Act]:
-        if self.held:
-            raise InvalidAction(f"keyDown({self.held[0]!r}) without keyUp in the same step: keys held "
-                                "across steps are not supported")  # fmt: skip
-        if self.down is not None:
-            raise InvalidAction("mouseDown without mouseUp in the same step: the button held across steps "
-                                "is not supported")  # fmt: skip
+        if self.down is not None:  # stays down until a later step's mouseUp
+            device, _, given, at, button = self.down
+            self.acts.insert(
+                at, Act("mouse_down", device, given, text="mouseDown without mouseUp", button=button)
+            )
+        for key in self.held:  # stay down until a later step's keyUp
+            assert self.device is not None
+            self.acts.append(
+                Act("key_down", self.device, keys=(key,), text=f"keyDown({key!r}) without keyUp")
+            )
         if not self.acts:
-            raise InvalidAction("the code does nothing (only short sleeps or held keys)")
+            raise InvalidAction("the code does nothing (only short sleeps)")
         return self.acts
 
 
@@ -253,6 +269,13 @@ def _render(act: Act, ctx: Context) -> str:
         return f"pyautogui.write({act.text!r}{dev})"
     if k in ("home", "back"):
         return f"pyautogui.press('{'home' if k == 'home' else 'esc'}'{dev})"
+    if k in ("key_down", "key_up"):
+        return "\n".join(
+            f"pyautogui.{'keyDown' if k == 'key_down' else 'keyUp'}({key!r}{dev})" for key in act.keys
+        )
+    if k in ("mouse_down", "mouse_up"):
+        at = f"{xy(act.point)}, " if act.point is not None else ""
+        return f"pyautogui.{'mouseDown' if k == 'mouse_down' else 'mouseUp'}({at}button={act.button!r}{dev})"
     if k == "key":
         if len(act.keys) == 1:
             return f"pyautogui.press({act.keys[0]!r}{dev})"

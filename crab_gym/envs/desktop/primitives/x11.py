@@ -227,15 +227,22 @@ class X11Display:
     def key_combo(self, names: list[str]) -> None:
         """Press keys in order, release in reverse (a hotkey; one name is a plain key press)."""
         codes = [self._keycode_for(keysym_for_name(n), n) for n in names]
-        for code, shift in codes:
-            if shift:
-                xtest.fake_input(self._d, X.KeyPress, self._keycode_for(XK.XK_Shift_L, "shift")[0])
-            xtest.fake_input(self._d, X.KeyPress, code)
-        for code, shift in reversed(codes):
-            xtest.fake_input(self._d, X.KeyRelease, code)
-            if shift:
-                xtest.fake_input(self._d, X.KeyRelease, self._keycode_for(XK.XK_Shift_L, "shift")[0])
+        self._keys(codes, True)
+        self._keys(codes, False)
         self._d.sync()
+
+    def key(self, name: str, down: bool) -> None:
+        """Press or release one key without the other half (Shift with it if its keysym needs Shift)."""
+        self._keys([self._keycode_for(keysym_for_name(name), name)], down)
+        self._d.sync()
+
+    def _keys(self, codes: list[tuple[int, bool]], down: bool) -> None:
+        """Press ``codes`` in order, or release them in reverse; a shifted one goes with Shift."""
+        shift = self._keycode_for(XK.XK_Shift_L, "shift")[0]
+        for code, shifted in codes if down else reversed(codes):
+            events = [shift, code] if shifted else [code]
+            for c in events if down else reversed(events):
+                xtest.fake_input(self._d, X.KeyPress if down else X.KeyRelease, c)
 
     def type_text(self, text: str, delay: float = 0.0) -> None:
         """Type text exactly, including characters absent from the keymap (they get a spare keycode)."""
