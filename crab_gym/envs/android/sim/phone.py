@@ -228,14 +228,12 @@ class Phone:
         """Files changed under the UI: only the Files app shows them (a dump or a screencap file must not
         throw away the cached frame)."""
         self.readers.clear()
-        self.due_ms: int | None = None  # a timer or alarm may have been written (system/alarms.py)
         if self.current.package == "com.google.android.documentsui":
             self.invalidate()
 
     def invalidate(self) -> None:
         """Something may have changed: rebuild the UI tree and the frame on next use."""
         self.generation = getattr(self, "generation", 0) + 1  # lets a backend's settle() see changes
-        self.due_ms = None  # a timer or an alarm may have changed (system/alarms.py)
         self._tree: View | None = None
         self._frame: np.ndarray | None = None
         self._small: dict[tuple[int, int], np.ndarray] = {}

@@ -22,12 +22,13 @@ import os
 import sqlite3
 from pathlib import Path
 
-__all__ = ["Readers"]
+__all__ = ["Readers", "stamp"]
 
 Stamp = tuple[int, int, int, int, int]
 
 
-def _stamp(host: Path) -> Stamp | None:
+def stamp(host: Path) -> Stamp | None:
+    """The file's identity and stamp (device, inode, size, mtime, ctime), or None if it is not there."""
     try:
         st = os.stat(host)
     except OSError:
@@ -60,15 +61,15 @@ class Readers:
             self._open, self._pid = {}, os.getpid()
         held = self._open.get(path)
         if held is not None:
-            if _stamp(held[0]) == held[2]:
+            if stamp(held[0]) == held[2]:
                 return held[1]
             self._open.pop(path)[1].close()
         host = self.fs.resolve(path)  # the sandbox check, once per file opened
-        stamp = _stamp(host)
-        if stamp is None:
+        now = stamp(host)
+        if now is None:
             return None
         conn = sqlite3.connect(host, timeout=5.0, isolation_level=None, check_same_thread=False)
-        self._open[path] = (host, conn, stamp)
+        self._open[path] = (host, conn, now)
         return conn
 
     def clear(self) -> None:
