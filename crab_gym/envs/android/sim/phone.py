@@ -246,10 +246,14 @@ class Phone:
     def ui_tree(self) -> View:
         with self.lock:
             self.tick()
-            if self._tree is None:
-                self._minute = clock.now_ms(self) // 60_000
-                self._tree = self._build()
-            return self._tree
+            return self._current_tree()
+
+    def _current_tree(self) -> View:
+        """The UI tree, built if something changed (the caller has ticked, under the lock)."""
+        if self._tree is None:
+            self._minute = clock.now_ms(self) // 60_000
+            self._tree = self._build()
+        return self._tree
 
     def _build(self) -> View:
         self._dark = get_setting(self, "secure", "ui_night_mode") == "2"
@@ -287,12 +291,12 @@ class Phone:
             if size is not None and tuple(size) != (self.width, self.height):
                 size = (int(size[0]), int(size[1]))
                 if size not in self._small:
-                    tree = self.ui_tree()
+                    tree = self._current_tree()
                     bg = tree.bg or (255, 255, 255)
                     self._small[size] = render.render(tree, self.width, self.height, bg, size)
                 return self._small[size]
             if self._frame is None:
-                tree = self.ui_tree()
+                tree = self._current_tree()
                 self._frame = render.render(tree, self.width, self.height, tree.bg or (255, 255, 255))
                 self._frame.flags.writeable = False
                 self._png = None
