@@ -46,6 +46,13 @@ ATTRS: dict[str, dict] = {
         "subject": "Invoice",
         "body": "Attached is the 'final' one",
     },
+    "notes_create_untitled": {"body": "Ideas: a 'quiet' café & 100% rest"},
+    "calendar_add_all_day": {"title": "Chloé's birthday", "date": "1 January 2025"},
+    "calendar_find_event": {"date": "16 July 2024", "title": "Trip to 'Kyoto'"},
+    "contacts_add_email": {"name": "Zoë Park", "email": "zoe.park@example.org"},
+    "contacts_find_email": {"name": "Ines Duarte", "email": "ines.d@example.net"},
+    "settings_bluetooth_rename": {"name": "Crab's phone"},
+    "files_find_date": {"path": "/Movies/movie list.txt", "date": "4 June 2024"},
 }
 IDS = [t.id for t in ANDROID_TEMPLATES]
 SPECS = {a.name: a for a in ACTIONS}

@@ -45,6 +45,13 @@ def contact_exists(state: AndroidState, name: str, number: str | None = None) ->
 
 
 @evaluator(env=ENV)
+def contact_has_email(state: AndroidState, name: str, email: str) -> bool:
+    """a contact named {name!r} has the email address {email}"""
+    rows = state.content_query("content://com.android.contacts/data/emails", ("display_name", "data1"))
+    return any(_same(r.get("display_name"), name) and _same(r.get("data1"), email) for r in rows)
+
+
+@evaluator(env=ENV)
 def sms_sent(state: AndroidState, to: str, body_contains: str) -> bool:
     """a text message containing {body_contains!r} was sent to {to}"""
     rows = state.content_query("content://sms/sent", ("address", "body"))
@@ -59,11 +66,19 @@ def call_made(state: AndroidState, number: str) -> bool:
 
 
 @evaluator(env=ENV)
-def event_exists(state: AndroidState, title: str, date: str | None = None, start: str | None = None) -> bool:
-    """a calendar event {title!r} exists (on {date}, starting at {start}, UTC)"""
-    rows = state.content_query("content://com.android.calendar/events", ("title", "dtstart"))
+def event_exists(
+    state: AndroidState,
+    title: str,
+    date: str | None = None,
+    start: str | None = None,
+    all_day: bool | None = None,
+) -> bool:
+    """a calendar event {title!r} exists (on {date}, starting at {start}, UTC; all day: {all_day})"""
+    rows = state.content_query("content://com.android.calendar/events", ("title", "dtstart", "allDay"))
     for r in rows:
         if not _same(r.get("title"), title):
+            continue
+        if all_day is not None and (r.get("allDay") == "1") != all_day:
             continue
         try:
             when = dt.datetime.fromtimestamp(int(r.get("dtstart", "")) / 1000, dt.timezone.utc)
@@ -181,6 +196,7 @@ __all__ = [
     "app_in_foreground",
     "call_made",
     "contact_exists",
+    "contact_has_email",
     "dark_theme",
     "element_shown",
     "event_exists",

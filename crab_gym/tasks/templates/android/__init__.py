@@ -10,7 +10,8 @@ the solutions rely on (3 notes, 3 tasks, the folders of /sdcard).
 
 Attribute types used here beyond the generator's own: ``phone_number`` ("555-123-4567"), ``date``
 ("2024-05-17"), ``clock_time`` ("14:30"), ``hour`` (an int, 9-22: never one of the seeded alarms) and
-``minute`` (an int, a multiple of 5).
+``minute`` (an int, a multiple of 5) and ``phone_file`` (a file under the shared storage, "Download/a.txt").
+Dates may also be written as CRAB writes them ("1 January 2025").
 """
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     communication.SMS_REPLY,
     communication.PHONE_CALL_BACK,
     communication.MAIL_SEND,
+    organizer.NOTES_CREATE_UNTITLED,
+    organizer.CALENDAR_ADD_ALL_DAY,
+    organizer.CALENDAR_FIND_EVENT,
+    communication.CONTACTS_ADD_EMAIL,
+    communication.CONTACTS_FIND_EMAIL,
+    system.SETTINGS_BLUETOOTH_RENAME,
+    system.FILES_FIND_DATE,
 )
 for _template in ANDROID_TEMPLATES:
     register(_template)

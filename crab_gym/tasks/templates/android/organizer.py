@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
 from crab_gym.core.tasks import Step, SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.tasks.templates.android.layout import (
+    ALL_DAY,
     DRAWER,
     FAB,
     PLATFORMS,
     ROWS,
     SAVE,
+    SEEDED_EVENTS,
     SEEDED_TASKS,
     android,
+    day_of,
     field,
     launch,
     step,
@@ -224,4 +228,72 @@ NOTES_DELETE = SubTaskTemplate(
     solution=lambda title, body: [*launch("keep"), step("long_tap", point=(0.5, ROWS[0]))],
     platforms=PLATFORMS,
     apps=("com.google.android.keep",),
+)
+
+
+NOTES_CREATE_UNTITLED = SubTaskTemplate(
+    id="notes_create_untitled",
+    description="In Keep Notes, write '{body}' in a new note, leaving its title empty.",
+    attributes={"body": "text"},
+    evaluator=lambda body: [
+        ev.app_in_foreground(package="com.google.android.keep"),
+        ev.note_exists(title="", body_contains=body),
+    ],
+    solution=lambda body: [*launch("keep"), tap(FAB), field(1), step("write_text", text=body), tap(SAVE)],
+    platforms=PLATFORMS,
+    apps=("com.google.android.keep",),
+    inputs=("body",),
+)
+
+
+CALENDAR_ADD_ALL_DAY = SubTaskTemplate(
+    id="calendar_add_all_day",
+    description="In the Calendar app, add an all-day event titled '{title}' on {date}.",
+    attributes={"title": "text", "date": "date"},
+    evaluator=lambda title, date: [
+        ev.event_exists(title=title),
+        ev.event_exists(title=title, date=day_of(date).isoformat(), all_day=True),
+    ],
+    solution=lambda title, date: [
+        *launch("calendar"),
+        tap(FAB),
+        step("write_text", text=title),
+        field(1),
+        step("write_text", text=day_of(date).isoformat()),
+        tap(ALL_DAY),
+        tap(SAVE),
+    ],
+    platforms=PLATFORMS,
+    apps=("com.google.android.calendar",),
+    inputs=("title", "date"),
+)
+
+
+def _event_on_setup(envs: Mapping[str, Any], date: str, title: str) -> None:
+    start = dt.datetime.combine(day_of(date), dt.time(), dt.timezone.utc)
+    ms = int(start.timestamp() * 1000)
+    android(envs).add_event(title, ms, ms + 86_400_000, all_day=True)
+
+
+def _event_row(date: str) -> float:
+    """Events are listed by start: one after the seeded week comes after the seeded events."""
+    return ROWS[SEEDED_EVENTS if day_of(date) > dt.date(2024, 3, 15) else 0]
+
+
+CALENDAR_FIND_EVENT = SubTaskTemplate(
+    id="calendar_find_event",
+    description="In the Calendar app, find the event on {date} and open it to read its title.",
+    attributes={"date": "date", "title": "text"},
+    evaluator=lambda date, title: [
+        ev.app_in_foreground(package="com.google.android.calendar"),
+        ev.element_shown(resource_id="title", text=title) & ev.element_shown(resource_id="when_datetime"),
+    ],
+    setup=_event_on_setup,
+    solution=lambda date, title: [*launch("calendar"), tap((0.5, _event_row(date)))],
+    platforms=PLATFORMS,
+    apps=("com.google.android.calendar",),
+    output_type="text",
+    output=lambda date, title: title,
+    inputs=("date",),
+    hidden=("title",),
 )
