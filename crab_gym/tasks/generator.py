@@ -58,6 +58,7 @@ SAMPLERS: dict[str, Sampler] = {
     "hour": lambda r: r.randint(9, 22),  # the phone's seeded alarms are earlier
     "minute": lambda r: r.choice(range(0, 60, 5)),
     "filename": _filename,
+    "city": lambda r: r.choice(("London", "Tokyo", "Jakarta", "Bogota", "Sydney", "Cairo", "Lima", "Denver")),
     "phone_file": lambda r: f"Download/{_filename(r)}",
     "foldername": lambda r: f"{r.choice(NOUNS)}_{r.randint(10, 99)}",
     "folder": lambda r: f"{r.choice(BASES)}/{r.choice(NOUNS)}_{r.randint(10, 99)}",

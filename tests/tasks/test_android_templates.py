@@ -53,6 +53,7 @@ ATTRS: dict[str, dict] = {
     "contacts_find_email": {"name": "Ines Duarte", "email": "ines.d@example.net"},
     "settings_bluetooth_rename": {"name": "Crab's phone"},
     "files_find_date": {"path": "/Movies/movie list.txt", "date": "4 June 2024"},
+    "clock_add_city": {"city": "kolkata"},
 }
 IDS = [t.id for t in ANDROID_TEMPLATES]
 SPECS = {a.name: a for a in ACTIONS}

@@ -9,6 +9,7 @@ case and surrounding whitespace; phone numbers compare by their digits.
 from __future__ import annotations
 
 import datetime as dt
+from xml.etree import ElementTree
 
 from crab_gym.core.evaluators import evaluator
 from crab_gym.envs.android.state import AndroidState, same_number
@@ -20,6 +21,9 @@ NOTES_DB = "/data/data/com.google.android.keep/databases/keep.db"
 TASKS_DB = "/data/data/com.google.android.apps.tasks/databases/tasks.db"
 CAMERA_DIR = "/sdcard/DCIM/Camera"
 MAIL_DB = "/data/data/com.google.android.gm/databases/mail.db"
+CLOCK_PREFS = (
+    "/data/data/com.google.android.deskclock/shared_prefs/com.google.android.deskclock_preferences.xml"
+)
 
 
 def _same(a: str | None, b: str) -> bool:
@@ -100,6 +104,17 @@ def alarm_set(state: AndroidState, hour: int, minute: int, enabled: bool = True)
         f"SELECT enabled FROM alarm_templates WHERE hour = {int(hour)} AND minutes = {int(minute)}",
     )
     return any((r[0] == "1") == bool(enabled) for r in rows)
+
+
+@evaluator(env=ENV)
+def world_clock_has(state: AndroidState, city: str) -> bool:
+    """the Clock's world clock lists {city}"""
+    try:
+        root = ElementTree.fromstring(state.read_text(CLOCK_PREFS) or "")
+    except ElementTree.ParseError:
+        return False
+    chosen = root.find("set[@name='selected_cities']")
+    return chosen is not None and any(_same(e.text, city) for e in chosen.findall("string"))
 
 
 @evaluator(env=ENV)
@@ -211,4 +226,5 @@ __all__ = [
     "task_exists",
     "text_on_screen",
     "timer_set",
+    "world_clock_has",
 ]

@@ -9,9 +9,9 @@ simulated phone's deterministic layout (:mod:`.layout`). Seeds change the phone'
 the solutions rely on (3 notes, 3 tasks, the folders of /sdcard).
 
 Attribute types used here beyond the generator's own: ``phone_number`` ("555-123-4567"), ``date``
-("2024-05-17"), ``clock_time`` ("14:30"), ``hour`` (an int, 9-22: never one of the seeded alarms) and
-``minute`` (an int, a multiple of 5) and ``phone_file`` (a file under the shared storage, "Download/a.txt").
-Dates may also be written as CRAB writes them ("1 January 2025").
+("2024-05-17", or as CRAB writes one: "1 January 2025"), ``clock_time`` ("14:30"), ``hour`` (an int, 9-22:
+never one of the seeded alarms), ``minute`` (an int, a multiple of 5), ``phone_file`` (a file under the
+shared storage, "Download/a.txt") and ``city`` (a world clock city).
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     communication.CONTACTS_FIND_EMAIL,
     system.SETTINGS_BLUETOOTH_RENAME,
     system.FILES_FIND_DATE,
+    organizer.CLOCK_ADD_CITY,
 )
 for _template in ANDROID_TEMPLATES:
     register(_template)

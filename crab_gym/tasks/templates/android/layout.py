@@ -61,7 +61,8 @@ def android(envs: Mapping[str, Any]) -> Any:
 
 # ---- added for the find-something templates (CRAB v0's phone sub-tasks) ---------------------------------
 ACTION = SAVE  # the single action of an app bar (Contacts' "Search", Settings' "Rename") sits where Save does
-SEARCH_ROWS = tuple(0.22875 + i * 0.0792 for i in range(8))  # y of result rows under a search field
+SEARCH_ROWS = tuple(0.22875 + i * 0.0792 for i in range(8))  # y of Contacts' rows under a search field
+PICKER_ROWS = tuple(0.2308 + i * 0.0833 for i in range(8))  # y of list rows under a search field
 ALL_DAY = (0.5, 0.52)  # the calendar editor's All-day switch, under its five fields
 SEEDED_EVENTS = 4  # the seeded events fall in the week after the phone's "now" (2024-03-15)
 BLUETOOTH_NAME_ROW = (0.5, 0.2325)  # "Device name" under the Bluetooth switch

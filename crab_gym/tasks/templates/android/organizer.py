@@ -8,10 +8,13 @@ from typing import Any
 
 from crab_gym.core.tasks import Step, SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
+from crab_gym.envs.android.sim.apps.worldclock import city_named, gap
+from crab_gym.envs.android.sim.storage.db import NOW_MS
 from crab_gym.tasks.templates.android.layout import (
     ALL_DAY,
     DRAWER,
     FAB,
+    PICKER_ROWS,
     PLATFORMS,
     ROWS,
     SAVE,
@@ -137,7 +140,7 @@ TASKS_COMPLETE = SubTaskTemplate(
 )
 
 
-CLOCK_TABS = {"alarm": (0.25, 0.1471), "timer": (0.75, 0.1471)}
+CLOCK_TABS = {"alarm": (0.1667, 0.1471), "clock": (0.5, 0.1471), "timer": (0.8333, 0.1471)}
 ALARM_ROWS = tuple(0.22 + i * 0.0833 for i in range(8))  # alarm rows under the Alarm/Timer tabs
 SEEDED_ALARMS = 2  # 07:00 and 08:30; sampled alarm hours are later, so a new alarm is the third row
 
@@ -296,4 +299,35 @@ CALENDAR_FIND_EVENT = SubTaskTemplate(
     output=lambda date, title: title,
     inputs=("date",),
     hidden=("title",),
+)
+
+
+def _gap(city: str) -> str | None:
+    """The gap the world clock shows for the city at the phone's "now" (None for a city it does not have)."""
+    found = city_named(city)
+    return None if found is None else gap(found, NOW_MS)
+
+
+CLOCK_ADD_CITY = SubTaskTemplate(
+    id="clock_add_city",
+    description=(
+        "In the Clock app's Clock tab, add {city} to the world clock and see how far its time is from the "
+        "phone's."
+    ),
+    attributes={"city": "city"},
+    evaluator=lambda city: [
+        ev.app_in_foreground(package="com.google.android.deskclock"),
+        ev.world_clock_has(city=city),
+    ],
+    solution=lambda city: [
+        *launch("clock"),
+        tap(CLOCK_TABS["clock"]),
+        tap(FAB),  # the city picker, its search field focused
+        step("write_text", text=city),
+        tap((0.5, PICKER_ROWS[0])),
+    ],
+    platforms=PLATFORMS,
+    apps=("com.google.android.deskclock",),
+    output_type="text",
+    output=lambda city: _gap(city),
 )
