@@ -54,7 +54,7 @@ class CrabSubTask:
     compare: str = "same check"  # how CRAB's check differs from our evaluator
     needs: str = ""
     # (our attribute, its value when CRAB's output is null): CRAB's `output` field read as setup data
-    output_as: tuple[str, Any] = ()
+    output_as: tuple[str, Any] | tuple[()] = ()
 
 
 _A = "a3d11574-2acf-4b26-a569-a5dbc9d548a"  # the prefix CRAB's Android UUIDs share
@@ -188,7 +188,7 @@ def _with_outputs(obj: Any) -> Any:
         return obj
     entries = []
     for e in obj["tasks"]:
-        crab = CRAB_V0.get(e.get("task")) if isinstance(e, Mapping) else None
+        crab = CRAB_V0.get(str(e.get("task"))) if isinstance(e, Mapping) else None
         if crab is not None and crab.output_as and isinstance(e.get("attribute", {}), Mapping):
             value = e.get(OUTPUT)
             e = {

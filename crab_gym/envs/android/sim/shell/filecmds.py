@@ -211,8 +211,8 @@ def _touch_stamp(text: str, now: int) -> float:
         year, main = int(main[:4]), main[4:]
     elif len(main) == 10:
         year, main = 2000 + int(main[:2]) if int(main[:2]) < 69 else 1900 + int(main[:2]), main[2:]
-    parts = [int(main[i : i + 2]) for i in range(0, 8, 2)]
-    when = dt.datetime(year, *parts, int(sec or 0), tzinfo=dt.timezone.utc)
+    month, day, hour, minute = (int(main[i : i + 2]) for i in range(0, 8, 2))
+    when = dt.datetime(year, month, day, hour, minute, int(sec or 0), tzinfo=dt.timezone.utc)
     return when.timestamp()
 
 
