@@ -43,6 +43,10 @@ ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     communication.SMS_REPLY,
     communication.PHONE_CALL_BACK,
     communication.MAIL_SEND,
+)
+# CRAB v0's phone sub-tasks (crab_gym/tasks/crab_v0.py): registered, but the generator does not sample them,
+# so the fixed v0 set (crab_gym/tasks/data/v0.json) stays as it was built.
+CRAB_PHONE: tuple[SubTaskTemplate, ...] = (
     organizer.NOTES_CREATE_UNTITLED,
     organizer.CALENDAR_ADD_ALL_DAY,
     organizer.CALENDAR_FIND_EVENT,
@@ -52,7 +56,8 @@ ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     system.FILES_FIND_DATE,
     organizer.CLOCK_ADD_CITY,
 )
-for _template in ANDROID_TEMPLATES:
+for _template in ANDROID_TEMPLATES + CRAB_PHONE:
     register(_template)
+UNSAMPLED = frozenset(t.id for t in CRAB_PHONE)
 
-__all__ = ["ANDROID_TEMPLATES"]
+__all__ = ["ANDROID_TEMPLATES", "CRAB_PHONE", "UNSAMPLED"]
