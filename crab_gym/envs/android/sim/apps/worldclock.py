@@ -101,7 +101,7 @@ def pick(s: Screen) -> None:
     s.app_bar("Select a city")
     s.field("query", "Search", rid="search_src_text")
     query = " ".join(s.state.get("fields", {}).get("query", "").split()).casefold()
-    names = [c for c in cities() if query and c.casefold().startswith(query)] if query else list(cities())
+    names = [c for c in cities() if c.casefold().startswith(query)]
 
     def add(name: str) -> None:
         if name not in selected(s.phone):
