@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 import shutil
 import stat as st
 import time
@@ -164,14 +166,54 @@ def _mkdir(ctx: Ctx, args: list[str]) -> int:
 
 @command("touch")
 def _touch(ctx: Ctx, args: list[str]) -> int:
-    _, _, names = split_flags(args, "acm", "dt")
+    flags, values, names = split_flags(args, "acm", "dt")
+    when = None
+    try:
+        if "d" in values:
+            when = _touch_date(values["d"])
+        elif "t" in values:
+            when = _touch_stamp(values["t"], ctx.phone.now_ms() // 1000)
+    except ValueError:
+        raise ShellError(f"bad date '{values.get('d', values.get('t'))}'", 1) from None
     for name in names:
         host = ctx.fs.resolve(name, ctx.shell.cwd)
         if not host.parent.exists():
             ctx.eprint(f"touch: '{name}': No such file or directory")
             return 1
+        if not host.exists() and "c" in flags:
+            continue
         host.touch()
+        if when is not None:
+            old = host.stat()
+            a = old.st_atime if "m" in flags and "a" not in flags else when
+            m = old.st_mtime if "a" in flags and "m" not in flags else when
+            os.utime(host, (a, m))
     return 0
+
+
+def _touch_date(text: str) -> float:
+    """toybox touch -d: '@SECONDS' or 'YYYY-MM-DD[ hh:mm[:ss]]' (T may join them; the phone's zone is UTC)."""
+    if text.startswith("@"):
+        return float(text[1:])
+    day, _, clock = text.replace("T", " ").rstrip("Z").partition(" ")
+    clock = clock.split(".")[0] or "00:00:00"
+    fmt = "%Y-%m-%d %H:%M:%S" if clock.count(":") == 2 else "%Y-%m-%d %H:%M"
+    return dt.datetime.strptime(f"{day} {clock}", fmt).replace(tzinfo=dt.timezone.utc).timestamp()
+
+
+def _touch_stamp(text: str, now: int) -> float:
+    """toybox touch -t: [[CC]YY]MMDDhhmm[.ss], in the phone's zone (UTC)."""
+    main, _, sec = text.partition(".")
+    if not main.isdigit() or len(main) not in (8, 10, 12) or (sec and not sec.isdigit()):
+        raise ValueError(text)
+    year = dt.datetime.fromtimestamp(now, dt.timezone.utc).year
+    if len(main) == 12:
+        year, main = int(main[:4]), main[4:]
+    elif len(main) == 10:
+        year, main = 2000 + int(main[:2]) if int(main[:2]) < 69 else 1900 + int(main[:2]), main[2:]
+    month, day, hour, minute = (int(main[i : i + 2]) for i in range(0, 8, 2))
+    when = dt.datetime(year, month, day, hour, minute, int(sec or 0), tzinfo=dt.timezone.utc)
+    return when.timestamp()
 
 
 def _copy_or_move(move: bool) -> CommandFn:
