@@ -1,0 +1,128 @@
+"""A worker process of :class:`~crab_gym.vector.BatchedVectorEnv`: a ``SyncVectorEnv`` of its share of the
+envs, stepped as one batch per message, its observations written straight into the shared buffer.
+
+The worker answers every command with ``("ok", payload)`` or ``("error", "Type: message", traceback)``, and
+announces itself with ``("ready", pid)`` once its envs are made. Infos are merged here, per worker, with
+gymnasium's own ``_add_info``; the parent only places each worker's batch at its offset
+(:func:`place_infos`), which gives the same dict as merging env by env.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+from gymnasium import Env, Space, spaces
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector.utils import iterate, write_to_shared_memory
+
+__all__ = ["place_infos", "serve", "split_batch"]
+
+
+def split_batch(space: Space, batch: Any, part: slice) -> Any:
+    """The envs ``part`` of a batch of ``space`` (a single env's space), batched the same way."""
+    if isinstance(space, spaces.Dict):
+        return {k: split_batch(s, batch[k], part) for k, s in space.spaces.items()}
+    if isinstance(space, spaces.Tuple):
+        return tuple(split_batch(s, b, part) for s, b in zip(space.spaces, batch, strict=True))
+    if isinstance(space, (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)):
+        return batch[part]
+    return tuple(batch)[part]  # Text, Graph, Sequence, ...: batched as a tuple of single values
+
+
+def place_infos(out: dict[str, Any], infos: dict[str, Any], part: slice, num_envs: int) -> dict[str, Any]:
+    """Put one worker's merged infos (arrays over its envs) at ``part`` of ``out`` (arrays over all
+    ``num_envs``). A key first seen here gets an array of the dtype this worker gave it, zeros (``None`` for
+    objects) elsewhere: the dtype ``_add_info`` takes from the first env that has the key."""
+    for key, value in infos.items():
+        if isinstance(value, dict):
+            out[key] = place_infos(out.get(key, {}), value, part, num_envs)
+            continue
+        if key not in out:
+            if value.dtype == object:
+                out[key] = np.full(num_envs, None, dtype=object)
+            else:
+                out[key] = np.zeros((num_envs, *value.shape[1:]), dtype=value.dtype)
+        out[key][part] = value
+    return out
+
+
+def serve(
+    env_fns: Sequence[Callable[[], Env]],
+    start: int,
+    conn: Connection,
+    parent_end: Connection,
+    shared: Any,
+    spaces_: tuple[Space, Space],
+    autoreset_mode: AutoresetMode,
+) -> None:
+    """The worker's loop: make the envs (``env_fns``, cloudpickled factories) at offset ``start``, then
+    answer commands until ``close`` or until the parent's end of the pipe is gone."""
+    parent_end.close()  # else the worker never sees the parent go
+    try:
+        vec = _make(env_fns, spaces_, autoreset_mode)
+    except BaseException as e:  # noqa: BLE001 - the parent reports it
+        _send(conn, ("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=5)))
+        return
+    single_obs = spaces_[0]
+    try:
+        conn.send(("ready", os.getpid()))
+        while True:
+            command, data = conn.recv()
+            try:
+                if command == "close":
+                    vec.close()
+                    conn.send(("ok", None))
+                    return
+                result = _run(vec, command, data)
+                if command in ("reset", "step") and shared is not None:
+                    mask = data[2] if command == "reset" else None
+                    for i, obs in enumerate(iterate(vec.observation_space, result[0])):
+                        if mask is None or mask[i]:
+                            write_to_shared_memory(single_obs, start + i, obs, shared)
+                    result = (None, *result[1:])
+                conn.send(("ok", result))
+            except Exception as e:  # noqa: BLE001 - raised again in the parent; the worker goes on
+                conn.send(("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=5)))
+    except (EOFError, OSError, KeyboardInterrupt):  # the parent went away
+        pass
+    finally:
+        vec.close()
+
+
+def _make(
+    env_fns: Sequence[Callable[[], Env]], spaces_: tuple[Space, Space], mode: AutoresetMode
+) -> SyncVectorEnv:
+    vec = SyncVectorEnv(env_fns, copy=False, autoreset_mode=mode)
+    if vec.single_observation_space != spaces_[0] or vec.single_action_space != spaces_[1]:
+        vec.close()
+        raise RuntimeError("a worker's envs have other spaces than the first env's")
+    return vec
+
+
+def _run(vec: SyncVectorEnv, command: str, data: Any) -> Any:
+    if command == "step":
+        return vec.step(data)
+    if command == "reset":
+        seeds, options, mask = data
+        if mask is not None:
+            options = {**(options or {}), "reset_mask": mask}
+        return vec.reset(seed=seeds, options=options)
+    if command == "call":
+        name, args, kwargs = data
+        return vec.call(name, *args, **kwargs)
+    if command == "set_attr":
+        name, values = data
+        return vec.set_attr(name, list(values))
+    raise ValueError(f"unknown command {command!r}; commands: step, reset, call, set_attr, close")
+
+
+def _send(conn: Connection, message: tuple) -> None:
+    try:
+        conn.send(message)
+    except (OSError, BrokenPipeError):
+        pass
