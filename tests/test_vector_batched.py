@@ -55,8 +55,16 @@ def actions(space: gym.Space, n: int, steps: int) -> list[Any]:
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.name)
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_same_results_as_sync_vector_env_for_the_same_seeds_and_actions(case, mode):
+    conform(case, mode)
+
+
+def test_same_results_without_resets_done_ahead():
+    conform("phone", AutoresetMode.NEXT_STEP, reset_ahead=False)
+
+
+def conform(case: str, mode: AutoresetMode, **options: Any) -> None:
     env_id, kwargs = CASES[case]
-    ours = crab_gym.make_vec(env_id, 4, workers=2, autoreset_mode=mode, **kwargs)
+    ours = crab_gym.make_vec(env_id, 4, workers=2, autoreset_mode=mode, **options, **kwargs)
     ref = gym.vector.SyncVectorEnv([lambda: gym.make(env_id, **kwargs)] * 4, autoreset_mode=mode)
     try:
         assert ours.workers == 2 and ours.num_envs == 4

@@ -56,7 +56,16 @@ class _Worker:
         self.conn, child = ctx.Pipe()
         fns = [CloudpickleWrapper(fn) for fn in owner._env_fns[part]]  # each a factory itself
         spaces = (owner.single_observation_space, owner.single_action_space)
-        args = (fns, part.start, child, self.conn, owner._shared, spaces, owner.autoreset_mode)
+        args = (
+            fns,
+            part.start,
+            child,
+            self.conn,
+            owner._shared,
+            spaces,
+            owner.autoreset_mode,
+            owner.reset_ahead,
+        )
         with clear_mpi_env_vars():
             self.process = ctx.Process(
                 target=serve, name=f"crab-vec-worker-{index}", args=args, daemon=owner._daemon
@@ -84,7 +93,10 @@ class BatchedVectorEnv(VectorEnv):
 
     ``shared_memory``, ``copy``, ``context``, ``daemon`` and ``autoreset_mode`` mean what they mean for
     ``AsyncVectorEnv``. ``step_timeout`` bounds every wait for a reset, step or call (seconds per command);
-    ``start_timeout`` is added while a worker still makes its envs.
+    ``start_timeout`` is added while a worker still makes its envs. ``reset_ahead`` (with ``NEXT_STEP``): a
+    worker resets the envs a step ended right after it answers, instead of at the next step, taking the
+    costliest step off the lock-step's critical path; the next step returns the same as without it, but
+    ``call``/``get_attr`` in between see those envs already reset.
     """
 
     def __init__(
@@ -99,6 +111,7 @@ class BatchedVectorEnv(VectorEnv):
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         step_timeout: float = 300.0,
         start_timeout: float = 600.0,
+        reset_ahead: bool = True,
     ) -> None:
         self.num_envs = len(env_fns)
         n_workers = min(self.num_envs, workers or os.cpu_count() or 1)
@@ -106,6 +119,7 @@ class BatchedVectorEnv(VectorEnv):
             raise ValueError(f"need at least one env and one worker, got {self.num_envs} and {workers}")
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.copy, self.step_timeout, self.start_timeout = copy, step_timeout, start_timeout
+        self.reset_ahead = reset_ahead
         self._env_fns, self._daemon = list(env_fns), daemon
         bounds = np.linspace(0, self.num_envs, n_workers + 1).round().astype(int)
         self._parts = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]

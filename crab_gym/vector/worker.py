@@ -9,6 +9,7 @@ gymnasium's own ``_add_info``; the parent only places each worker's batch at its
 
 from __future__ import annotations
 
+import functools
 import os
 import traceback
 from collections.abc import Callable, Sequence
@@ -16,11 +17,38 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 import numpy as np
-from gymnasium import Env, Space, spaces
+from gymnasium import Env, Space, Wrapper, spaces
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.vector.utils import iterate, write_to_shared_memory
 
-__all__ = ["place_infos", "serve", "split_batch"]
+__all__ = ["ResetAhead", "place_infos", "serve", "split_batch"]
+
+
+class ResetAhead(Wrapper):
+    """An env whose next plain ``reset()`` can be done ahead of time (:meth:`reset_ahead`): with
+    ``NEXT_STEP`` the step after an episode ends is that env's ``reset()``, and a worker that has sent its
+    answer does it while it would otherwise wait. A reset with a seed or options discards it."""
+
+    def __init__(self, env: Env) -> None:
+        super().__init__(env)
+        self._ahead: tuple[Any, dict[str, Any]] | None = None
+
+    @classmethod
+    def make(cls, env_fn: Callable[[], Env]) -> ResetAhead:
+        return cls(env_fn())
+
+    def reset_ahead(self) -> None:
+        """Reset now; an error is left for the real ``reset()`` to raise, in its answer."""
+        try:
+            self._ahead = self.env.reset()
+        except Exception:  # noqa: BLE001 - reset() tries again and raises it where it is answered
+            self._ahead = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and seed is None and options is None:
+            return ahead
+        return self.env.reset(seed=seed, options=options)
 
 
 def split_batch(space: Space, batch: Any, part: slice) -> Any:
@@ -59,12 +87,19 @@ def serve(
     shared: Any,
     spaces_: tuple[Space, Space],
     autoreset_mode: AutoresetMode,
+    reset_ahead: bool,
 ) -> None:
     """The worker's loop: make the envs (``env_fns``, cloudpickled factories) at offset ``start``, then
-    answer commands until ``close`` or until the parent's end of the pipe is gone."""
+    answer commands until ``close`` or until the parent's end of the pipe is gone. With ``reset_ahead`` (and
+    ``NEXT_STEP``), the envs a step ended are reset after the answer is sent (:class:`ResetAhead`)."""
     parent_end.close()  # else the worker never sees the parent go
     try:
-        vec = _make(env_fns, spaces_, autoreset_mode)
+        ahead = reset_ahead and autoreset_mode == AutoresetMode.NEXT_STEP
+        vec = _make(
+            [functools.partial(ResetAhead.make, f) for f in env_fns] if ahead else env_fns,
+            spaces_,
+            autoreset_mode,
+        )
     except BaseException as e:  # noqa: BLE001 - the parent reports it
         _send(conn, ("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=5)))
         return
@@ -86,6 +121,9 @@ def serve(
                             write_to_shared_memory(single_obs, start + i, obs, shared)
                     result = (None, *result[1:])
                 conn.send(("ok", result))
+                if command == "step" and ahead:
+                    for k in np.flatnonzero(np.logical_or(result[2], result[3])):
+                        vec.envs[k].reset_ahead()  # type: ignore[attr-defined]  # a ResetAhead (above)
             except Exception as e:  # noqa: BLE001 - raised again in the parent; the worker goes on
                 conn.send(("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=5)))
     except (EOFError, OSError, KeyboardInterrupt):  # the parent went away
