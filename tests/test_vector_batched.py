@@ -232,3 +232,45 @@ def test_close_is_idempotent_and_a_closed_vector_env_says_so():
 def test_a_worker_that_cannot_make_its_envs_is_a_clear_error():
     with pytest.raises(TypeError, match="unexpected keyword"):
         crab_gym.make_vec("CartPole-v1", 2, workers=2, no_such_kwarg=1)
+
+
+def test_ppo_collects_its_rollouts_from_batched_workers(tmp_path):
+    """SB3's PPO trains through make_vec's workers (``PPOConfig.vec = "batched"``): a short run, saved."""
+    pytest.importorskip("stable_baselines3")
+    from crab_gym.baselines import ppo
+
+    config = ppo.PPOConfig(
+        families=("dial_number",), tasks_per_family=2, timesteps=64, n_envs=4, n_steps=16, batch_size=32,
+        n_epochs=1, train_phone_seeds=(0,), heldout_phone_seeds=(1000,), vec="batched", max_steps=4,
+    )  # fmt: skip
+    model, _ = ppo.train(config, out=tmp_path)
+    assert model.num_timesteps >= 64 and (tmp_path / "model.zip").exists()
+    assert len(model.ep_info_buffer) > 0, "episodes ended and VecMonitor saw them through the adapter"
+
+
+def test_sb3_adapter_gives_dones_terminal_observations_and_per_env_infos():
+    from crab_gym.baselines.sb3_vec import SB3VecEnv
+
+    vec = SB3VecEnv(crab_gym.make_vec("CartPole-v1", 4, workers=2, autoreset_mode=AutoresetMode.SAME_STEP))
+    ref = gym.vector.SyncVectorEnv(
+        [lambda: gym.make("CartPole-v1")] * 4, autoreset_mode=AutoresetMode.SAME_STEP
+    )
+    try:
+        vec.seed(3)
+        obs, (want, _) = vec.reset(), ref.reset(seed=3)
+        assert np.array_equal(obs, want)
+        ended = 0
+        for a in actions(ref.action_space, 4, 40):
+            vec.step_async(a)
+            obs, rewards, dones, infos = vec.step_wait()
+            want, _, term, trunc, info = ref.step(a)
+            assert np.array_equal(obs, want) and (dones == (term | trunc)).all() and len(infos) == 4
+            for i in np.flatnonzero(dones):
+                ended += 1
+                assert np.array_equal(infos[i]["terminal_observation"], info["final_obs"][i])
+                assert infos[i]["TimeLimit.truncated"] == bool(trunc[i] and not term[i])
+        assert ended > 0 and vec.env_is_wrapped(gym.wrappers.TimeLimit) == [True] * 4
+        assert vec.get_attr("spec", indices=[1])[0].id == "CartPole-v1"
+    finally:
+        vec.close()
+        ref.close()

@@ -10,8 +10,9 @@ import gymnasium as gym
 from gymnasium.vector import AutoresetMode
 
 from crab_gym.vector.batched import BatchedVectorEnv, WorkerError
+from crab_gym.vector.worker import is_wrapped
 
-__all__ = ["BatchedVectorEnv", "WorkerError", "make_vec"]
+__all__ = ["BatchedVectorEnv", "WorkerError", "is_wrapped", "make_vec"]
 
 
 def make_vec(

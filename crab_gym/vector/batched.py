@@ -237,11 +237,7 @@ class BatchedVectorEnv(VectorEnv):
         return self._observations(), rewards, terminated, truncated, infos
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        self._assert_open()
-        replies = self._exchange(
-            {w: ("call", (name, args, kwargs)) for w in range(self.workers)}, self.step_timeout
-        )
-        return tuple(r for w in range(self.workers) for r in self._payload(w, replies[w], f"call({name!r})"))
+        return self._each(("call", (name, args, kwargs)), f"call({name!r})")
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
         return self.call(name)
@@ -259,6 +255,16 @@ class BatchedVectorEnv(VectorEnv):
 
     def render(self) -> tuple[Any, ...] | None:
         return self.call("render")
+
+    def env_is_wrapped(self, wrapper_class: type) -> tuple[bool, ...]:
+        """Per env, whether ``wrapper_class`` is among its wrappers (for SB3's ``VecEnv``)."""
+        return self._each(("wrapped", wrapper_class), "env_is_wrapped")
+
+    def _each(self, command: tuple, what: str) -> tuple[Any, ...]:
+        """Every worker's answer to ``command``, one value per env, in env order."""
+        self._assert_open()
+        replies = self._exchange(dict.fromkeys(range(self.workers), command), self.step_timeout)
+        return tuple(r for w in range(self.workers) for r in self._payload(w, replies[w], what))
 
     def close_extras(self, timeout: float | None = None, terminate: bool = False, **kwargs: Any) -> None:
         grace = 0.0 if terminate else (30.0 if timeout is None else timeout)

@@ -21,7 +21,17 @@ from gymnasium import Env, Space, Wrapper, spaces
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.vector.utils import iterate, write_to_shared_memory
 
-__all__ = ["ResetAhead", "place_infos", "serve", "split_batch"]
+__all__ = ["ResetAhead", "is_wrapped", "place_infos", "serve", "split_batch"]
+
+
+def is_wrapped(env: Env, wrapper_class: type) -> bool:
+    """Whether ``wrapper_class`` is among ``env``'s wrappers."""
+    while True:
+        if isinstance(env, wrapper_class):
+            return True
+        if not isinstance(env, Wrapper):
+            return False
+        env = env.env
 
 
 class ResetAhead(Wrapper):
@@ -153,10 +163,12 @@ def _run(vec: SyncVectorEnv, command: str, data: Any) -> Any:
     if command == "call":
         name, args, kwargs = data
         return vec.call(name, *args, **kwargs)
+    if command == "wrapped":
+        return tuple(is_wrapped(env, data) for env in vec.envs)
     if command == "set_attr":
         name, values = data
         return vec.set_attr(name, list(values))
-    raise ValueError(f"unknown command {command!r}; commands: step, reset, call, set_attr, close")
+    raise ValueError(f"unknown command {command!r}; commands: step, reset, call, set_attr, wrapped, close")
 
 
 def _send(conn: Connection, message: tuple) -> None:
