@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from copy import deepcopy
-from multiprocessing.connection import wait
 from typing import Any
 
 import numpy as np
@@ -27,9 +25,7 @@ from gymnasium import Env
 from gymnasium.error import ClosedEnvironmentError
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import (
-    CloudpickleWrapper,
     batch_space,
-    clear_mpi_env_vars,
     concatenate,
     create_empty_array,
     create_shared_memory,
@@ -38,54 +34,14 @@ from gymnasium.vector.utils import (
     write_to_shared_memory,
 )
 
-from crab_gym.vector.worker import place_infos, serve, split_batch
+from crab_gym.vector.pipes import Launch, WorkerHandle, exchange
+from crab_gym.vector.worker import place_infos, split_batch
 
 __all__ = ["BatchedVectorEnv", "WorkerError"]
 
 
 class WorkerError(RuntimeError):
     """A worker raised, or died during a call that has no per-env result to report the failure in."""
-
-
-class _Worker:
-    """One worker process: its pipe, the envs it holds (``part``), and whether they wait for a reset."""
-
-    def __init__(self, owner: BatchedVectorEnv, index: int) -> None:
-        ctx, part = owner._ctx, owner._parts[index]
-        self.part, self.ready, self.fresh = part, False, True
-        self.conn, child = ctx.Pipe()
-        fns = [CloudpickleWrapper(fn) for fn in owner._env_fns[part]]  # each a factory itself
-        spaces = (owner.single_observation_space, owner.single_action_space)
-        args = (
-            fns,
-            part.start,
-            child,
-            self.conn,
-            owner._shared,
-            spaces,
-            owner.autoreset_mode,
-            owner.reset_ahead,
-        )
-        with clear_mpi_env_vars():
-            self.process = ctx.Process(
-                target=serve, name=f"crab-vec-worker-{index}", args=args, daemon=owner._daemon
-            )
-            self.process.start()
-        child.close()
-
-    def stop(self, grace: float) -> None:
-        if self.process.is_alive() and grace > 0:
-            try:
-                self.conn.send(("close", None))
-                if self.conn.poll(grace):
-                    self.conn.recv()
-            except (OSError, EOFError):
-                pass
-            self.process.join(grace)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join(5)
-        self.conn.close()
 
 
 class BatchedVectorEnv(VectorEnv):
@@ -120,7 +76,7 @@ class BatchedVectorEnv(VectorEnv):
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.copy, self.step_timeout, self.start_timeout = copy, step_timeout, start_timeout
         self.reset_ahead = reset_ahead
-        self._env_fns, self._daemon = list(env_fns), daemon
+        self._env_fns = list(env_fns)
         bounds = np.linspace(0, self.num_envs, n_workers + 1).round().astype(int)
         self._parts = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         probe = env_fns[0]()  # the spaces, before the shared buffer the workers are started with
@@ -145,10 +101,13 @@ class BatchedVectorEnv(VectorEnv):
         self._env_obs = list(iterate(self.observation_space, self.observations))  # without shared memory
         self._batch_spaces = {p.stop - p.start: batch_space(self.single_observation_space, p.stop - p.start)
                               for p in self._parts}  # fmt: skip
-        self._workers: list[_Worker] = []
+        spaces = (self.single_observation_space, self.single_action_space)
+        self._launch = Launch(self._ctx, self._shared, spaces, self.autoreset_mode, reset_ahead, daemon)
+        self._workers: list[WorkerHandle] = []
         try:
-            self._workers = [_Worker(self, i) for i in range(n_workers)]
-            failed = {w: r for w, r in self._exchange({}, 0.0, wait_ready=True).items() if r[0] != "ok"}
+            self._workers = [self._start(w) for w in range(n_workers)]
+            ready = self._exchange(dict.fromkeys(range(n_workers)), 0.0)  # each worker's "ready"
+            failed = {w: r for w, r in ready.items() if r[0] != "ok"}
             if failed:
                 w, reply = next(iter(failed.items()))
                 raise WorkerError(f"worker {w} could not make its envs: {reply[1]}\n{reply[-1]}")
@@ -280,60 +239,17 @@ class BatchedVectorEnv(VectorEnv):
 
     # -- workers -----------------------------------------------------------------------------------------
 
-    def _exchange(
-        self, requests: dict[int, tuple], timeout: float, wait_ready: bool = False
-    ) -> dict[int, tuple]:
-        """Send each worker its command, then wait (bounded) for every answer: ``("ok", payload)``,
-        ``("error", message, traceback)`` or ``("dead", why)``. ``wait_ready`` waits for the ``ready`` of
-        every worker instead."""
-        now = time.monotonic()
-        targets = range(self.workers) if wait_ready else requests
-        deadline, replies = {}, {}
-        for w in targets:
-            worker = self._workers[w]
-            deadline[w] = now + timeout + (0 if worker.ready else self.start_timeout)
-            try:
-                if not wait_ready:
-                    worker.conn.send(requests[w])
-            except (OSError, ValueError) as e:
-                worker.process.join(1)
-                replies[w] = ("dead", _died(worker) if not worker.process.is_alive() else f"its pipe: {e!r}")
-        pending = {w for w in targets if w not in replies}
-        while pending:
-            left = min(deadline[w] for w in pending) - time.monotonic()
-            handles = [h for w in pending for h in (self._workers[w].conn, self._workers[w].process.sentinel)]
-            ready = set(wait(handles, timeout=max(left, 0.0)))
-            for w in sorted(pending):
-                worker = self._workers[w]
-                if worker.conn in ready or worker.process.sentinel in ready:
-                    reply = self._receive(worker)
-                    if reply[0] == "ready":
-                        worker.ready = True
-                        if not wait_ready:
-                            continue
-                        reply = ("ok", None)
-                    replies[w] = reply
-                elif time.monotonic() >= deadline[w]:
-                    limit = deadline[w] - now
-                    replies[w] = ("dead", f"no answer within {limit:.0f} s (pid {worker.process.pid})")
-                else:
-                    continue
-                pending.discard(w)
-        return replies
+    def _exchange(self, requests: Mapping[int, tuple | None], timeout: float) -> dict[int, tuple]:
+        return exchange(self._workers, requests, timeout, self.start_timeout)
 
-    def _receive(self, worker: _Worker) -> tuple:
-        try:
-            if worker.conn.poll(0.05 if worker.process.is_alive() else 0):
-                return worker.conn.recv()
-        except (EOFError, OSError):
-            pass
-        worker.process.join(1)
-        return ("dead", _died(worker))
+    def _start(self, w: int) -> WorkerHandle:
+        part = self._parts[w]
+        return WorkerHandle(self._launch, w, part, self._env_fns[part])
 
     def _replace(self, w: int) -> None:
         """Kill worker ``w`` and start another in its place, which makes its envs again."""
         self._workers[w].stop(grace=0)
-        self._workers[w] = _Worker(self, w)
+        self._workers[w] = self._start(w)
 
     def _payload(self, w: int, reply: tuple, what: str) -> Any:
         """The payload of an ``ok`` reply; otherwise a :class:`WorkerError` naming the worker and its envs
@@ -404,10 +320,6 @@ class BatchedVectorEnv(VectorEnv):
     def _assert_open(self) -> None:
         if self.closed:
             raise ClosedEnvironmentError("BatchedVectorEnv: the vector env is closed")
-
-
-def _died(worker: _Worker) -> str:
-    return f"the worker process died (pid {worker.process.pid}, exit code {worker.process.exitcode})"
 
 
 def _len(part: slice) -> int:
