@@ -274,3 +274,24 @@ def test_sb3_adapter_gives_dones_terminal_observations_and_per_env_infos():
     finally:
         vec.close()
         ref.close()
+
+
+@pytest.mark.slow
+def test_two_desktops_in_one_worker_and_a_killed_worker_rebuilds_both():
+    vec = crab_gym.make_vec("Crab-Desktop-v0", 2, workers=1, max_steps=3)
+    try:
+        obs, _ = vec.reset(seed=0)
+        before = vec.call("device_ids")
+        assert before[0]["ubuntu"]["display"] != before[1]["ubuntu"]["display"]
+        click = vec.action_space.sample()
+        click[0][:], click[1][:] = 0, 0
+        pid = kill(vec, 0)
+        obs, _, _, trunc, info = vec.step(click)
+        assert trunc.all() and "worker 0 failed: the worker process died" in info["error"][0]
+        obs, _, term, trunc, info = vec.step(click)  # the successor's two desktops, reset
+        assert not (term | trunc).any() and obs["ubuntu"]["screen"].any(axis=(1, 2, 3)).all()
+        after = vec.call("device_ids")
+        assert vec.processes[0].pid != pid
+        assert {d["ubuntu"]["xvfb_pid"] for d in after}.isdisjoint(d["ubuntu"]["xvfb_pid"] for d in before)
+    finally:
+        vec.close()
