@@ -19,7 +19,12 @@ from .shell.interpreter import Shell
 from .storage import db
 from .storage.fs import Sandbox, Snapshot
 from .storage.readers import Readers
-from .system import alarms, am, clock, date, devicecmds, dumpsys, ime, logcat, pm, power, procfs, providers  # noqa: F401
+from .system import (
+    alarms,
+    clock,
+    power,
+    procfs,
+)  # noqa: F401
 from .system.keycodes import KEYCODES
 from .system.logcat import activity_started
 from .system.providers import get_setting

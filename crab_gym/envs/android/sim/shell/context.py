@@ -259,7 +259,7 @@ def split_flags(
         if a == "--":
             rest += args[i + 1 :]
             break
-        if a.startswith("-") and len(a) > 1 and not a[1].isdigit():
+        if a.startswith("-") and len(a) > 1 and (not a[1].isdigit() or a[1] in flags):
             j = 1
             while j < len(a):
                 f = a[j]
