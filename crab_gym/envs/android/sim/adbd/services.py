@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from . import protocol as p
+from . import reverse
 from .sync import serve_sync
 
 SIMPLE = {
@@ -16,7 +17,7 @@ SIMPLE = {
     "enable-verity:": b"verity cannot be enabled - USER build\n",
     "disable-verity:": b"verity cannot be disabled/enabled - USER build\n",
 }
-PREFIXES = ("shell:", "shell,", "exec:", "sync:", "tcpip:", "reboot:")
+PREFIXES = ("shell:", "shell,", "exec:", "sync:", "tcpip:", "reboot:", "reverse:")
 STDIN_TIMEOUT = 10.0
 
 
@@ -32,6 +33,8 @@ def run_service(phone, stream, service: str) -> None:
         stream.write(f"restarting in TCP mode port: {service[6:]}\n".encode())
     elif service.startswith("reboot:"):
         return
+    elif service.startswith("reverse:"):
+        stream.write(reverse.handle(stream.conn, service[len("reverse:") :]))
     elif service.startswith("shell,"):
         head, _, cmd = service.partition(":")
         shell_v2(phone, stream, cmd, "v2" in head.split(","))
