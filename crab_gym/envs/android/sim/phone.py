@@ -19,12 +19,21 @@ from .shell.interpreter import Shell
 from .storage import db
 from .storage.fs import Sandbox, Snapshot
 from .storage.readers import Readers
-from .system import (
-    alarms,
+from .system import (  # noqa: F401  (their commands register on import)
+    alarms,  # noqa: F401
+    am,  # noqa: F401
+    capture,  # noqa: F401
     clock,
+    date,  # noqa: F401
+    devicecmds,  # noqa: F401
+    dumpsys,  # noqa: F401
+    ime,  # noqa: F401
+    logcat,  # noqa: F401
+    pm,  # noqa: F401
     power,
     procfs,
-)  # noqa: F401
+    providers,  # noqa: F401
+)
 from .system.keycodes import KEYCODES
 from .system.logcat import activity_started
 from .system.providers import get_setting
