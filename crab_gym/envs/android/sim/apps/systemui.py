@@ -146,29 +146,17 @@ def shade(phone, root: View) -> None:
         def toggle(ns=ns, name=name, value=off if checked else on) -> None:
             put_setting(phone, ns, name, value)
 
-        panel.add(
-            View(
-                cls="android.widget.Switch",
-                package=PKG,
-                rid=f"{PKG}:id/tile",
-                text=label,
-                desc=label,
-                checkable=True,
-                checked=checked,
-                clickable=True,
-                focusable=True,
-                on_click=toggle,
-                shape="round",
-                radius=tile_h // 2,
-                bg=c["primary"] if checked else c["surface_container_highest"],
-                fg=c["on_primary"] if checked else c["text"],
-                size=int(40 * s),
-                bold=True,
-                icon=icon,
-                align="center",
-                bounds=(x, y, x + tile_w, y + tile_h),
-            )
+        tile = _tile(label, "tile", toggle, (x, y, x + tile_w, y + tile_h), tile_h // 2, int(40 * s))
+        tile.cls, tile.checkable, tile.checked, tile.bold, tile.icon = (
+            "android.widget.Switch",
+            True,
+            checked,
+            True,
+            icon,
         )
+        tile.bg = c["primary"] if checked else c["surface_container_highest"]
+        tile.fg = c["on_primary"] if checked else c["text"]
+        panel.add(tile)
 
 
 def global_actions(phone, root: View) -> None:
@@ -206,25 +194,28 @@ def global_actions(phone, root: View) -> None:
     x0, y0 = (w - 2 * size - int(40 * s)) // 2, h // 2 - size - int(20 * s)
     for i, (label, rid, fn) in enumerate(actions):
         x, y = x0 + (i % 2) * (size + int(40 * s)), y0 + (i // 2) * (size + int(40 * s))
-        root.add(
-            View(
-                cls="android.widget.LinearLayout",
-                package=PKG,
-                rid=f"{PKG}:id/{rid}",
-                text=label,
-                desc=label,
-                clickable=True,
-                focusable=True,
-                on_click=fn,
-                shape="round",
-                radius=int(40 * s),
-                bg=c["surface_container_highest"],
-                fg=c["text"],
-                size=int(36 * s),
-                align="center",
-                bounds=(x, y, x + size, y + size),
-            )
-        )
+        tile = _tile(label, rid, fn, (x, y, x + size, y + size), int(40 * s), int(36 * s))
+        tile.bg, tile.fg = c["surface_container_highest"], c["text"]
+        root.add(tile)
+
+
+def _tile(label: str, rid: str, on_click, bounds: tuple[int, int, int, int], radius: int, size: int) -> View:
+    """A rounded, labelled, clickable SystemUI tile (quick settings, the power menu)."""
+    return View(
+        cls="android.widget.LinearLayout",
+        package=PKG,
+        rid=f"{PKG}:id/{rid}",
+        text=label,
+        desc=label,
+        clickable=True,
+        focusable=True,
+        on_click=on_click,
+        shape="round",
+        radius=radius,
+        size=size,
+        align="center",
+        bounds=bounds,
+    )
 
 
 def swipe(phone, x1: float, y1: float, x2: float, y2: float) -> bool:

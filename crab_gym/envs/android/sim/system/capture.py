@@ -15,6 +15,7 @@ from ..shell.context import Ctx, command, unlocked
 
 MAX_LIMIT_S = 180
 FPS = 8
+VALUED = ("--time-limit", "--size", "--bit-rate", "--output-format", "--codec-name")  # options with a value
 
 
 def _size(spec: str, phone) -> tuple[int, int]:
@@ -27,36 +28,26 @@ def _size(spec: str, phone) -> tuple[int, int]:
 @command("screenrecord")
 def _screenrecord(ctx: Ctx, args: list[str]) -> int:
     p = ctx.phone
+    if "--help" in args or "-h" in args:
+        ctx.print(
+            "Usage: screenrecord [options] <filename>\n\n"
+            "Android screenrecord v1.3.  Records the device's display to a .mp4 file."
+        )
+        return 0
     limit, size, files = float(MAX_LIMIT_S), (p.width // 2 * 2, p.height // 2 * 2), []
-    i = 0
+    words = iter(args)
     try:
-        while i < len(args):
-            a = args[i]
-            if a in (
-                "--time-limit",
-                "--size",
-                "--bit-rate",
-                "--output-format",
-                "--codec-name",
-            ) and i + 1 < len(args):
-                if a == "--time-limit":
-                    limit = float(args[i + 1])
+        for word in words:
+            if word in VALUED:
+                value = next(words, "")
+                if word == "--time-limit":
+                    limit = float(value)
                     if not 0 < limit <= MAX_LIMIT_S:
-                        raise ValueError(f"Time limit {args[i + 1]} is out of range [1,{MAX_LIMIT_S}]")
-                elif a == "--size":
-                    size = _size(args[i + 1], p)
-                i += 2
-            elif a in ("--help", "-h"):
-                ctx.print(
-                    "Usage: screenrecord [options] <filename>\n\n"
-                    "Android screenrecord v1.3.  Records the device's display to a .mp4 file."
-                )
-                return 0
-            elif a.startswith("--"):
-                i += 1
-            else:
-                files.append(a)
-                i += 1
+                        raise ValueError(f"Time limit {value} is out of range [1,{MAX_LIMIT_S}]")
+                elif word == "--size":
+                    size = _size(value, p)
+            elif not word.startswith("--"):
+                files.append(word)
     except ValueError as e:
         ctx.eprint(str(e))
         return 2
