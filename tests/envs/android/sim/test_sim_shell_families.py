@@ -4,6 +4,7 @@ pure-python-adb over Debian's adb server, Debian's adb for reverse), parsed by t
 from __future__ import annotations
 
 import re
+import time
 
 import adbutils
 import pytest
@@ -90,6 +91,19 @@ def test_screenrecord_is_a_real_mp4(device, tmp_path):
     assert out.read_bytes()[4:8] == b"ftyp"
     frames, secs = ffmpeg.count_frames_and_secs(str(out))
     assert frames >= 4 and 0.5 <= secs <= 2.0
+
+
+def test_adbutils_start_and_stop_recording(device, tmp_path):
+    """adbutils' recorder: `screenrecord FILE &`, `read` of a line from the host, `kill -INT`, `wait`, pull;
+    the host's newline ends `read` at once (not at stdin's end), so the recording stops when asked."""
+    ffmpeg = pytest.importorskip("imageio_ffmpeg")
+    out = tmp_path / "adbutils.mp4"
+    device.start_recording(str(out))
+    device.shell("input keyevent HOME")
+    time.sleep(1.0)
+    device.stop_recording()
+    frames, secs = ffmpeg.count_frames_and_secs(str(out))
+    assert frames >= 4 and 0.5 <= secs < 8
 
 
 def test_ime_appops_settings_reset_deviceidle(device):
