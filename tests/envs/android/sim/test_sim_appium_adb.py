@@ -15,7 +15,6 @@ NODE_DIR = Path(__file__).resolve().parents[1] / "node"
 SCRIPT = NODE_DIR / "appium_adb_check.mjs"
 
 
-@pytest.mark.slow
 def test_appium_adb_drives_the_phone(adb, served, tmp_path):
     node = shutil.which("node")
     if node is None or not (NODE_DIR / "node_modules" / "appium-adb").is_dir():
@@ -47,6 +46,7 @@ def test_appium_adb_drives_the_phone(adb, served, tmp_path):
     assert out["clockRunning"] is True and out["nopeRunning"] is False
     assert out["airplaneOn"] is True and out["airplaneOff"] is False
     assert out["wifiOff"] is False and out["wifiOn"] is True
+    assert out["dataOff"] is False and out["bluetooth"] == "1"
     assert "system-excidle,com.android.shell,2000" in out["whitelist"]
     assert out["installed"] is True
     adb("-s", served.serial, "uninstall", "com.example.hello", check=False)

@@ -152,6 +152,16 @@ def test_windows_activities_recents(device, served):
     assert "com.android.settings" not in device.shell("dumpsys activity recents")
 
 
+def test_androidviewclient_reads_the_window_list(adb, served, device):
+    adbclient = pytest.importorskip("com.dtmilano.android.adb.adbclient")
+    device.shell("am start -n com.android.settings/.Settings")
+    avc = adbclient.AdbClient(serialno=served.serial, hostname="127.0.0.1", port=adb.port)
+    windows = avc.getWindows()  # parses the Window #N list and matches mCurrentFocus to one of them
+    assert "com.android.settings/com.android.settings.Settings" in [w.activity for w in windows.values()]
+    assert avc.getFocusedWindowName() == "com.android.settings/com.android.settings.Settings"
+    assert avc.getTopActivityName() == "com.android.settings/.Settings"
+
+
 def test_content_view_intents(device, served):
     device.shell("am start -a android.intent.action.VIEW -d content://contacts/people/")
     assert device.app_current().package == "com.android.contacts"

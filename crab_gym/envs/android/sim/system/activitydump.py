@@ -30,7 +30,7 @@ def tasks(phone) -> list:
 
 def _top(ctx: Ctx, package: str | None = None) -> bool:
     found = False
-    for act in tasks(ctx.phone):
+    for act in reversed(tasks(ctx.phone)):  # bottom to top: the resumed activity comes last, as on Android
         if package and act.package != package:
             continue
         cls = APPS[act.package].activity(act.screen)

@@ -12,12 +12,18 @@ from . import power
 from .am import _am
 from .keycodes import KEYCODES
 from .logcat import log
-from .network import cmd_connectivity, cmd_location, cmd_wifi
+from .network import cmd_bluetooth, cmd_connectivity, cmd_location, cmd_phone, cmd_wifi
 from .pm import _pm
 from .power import unlock
 from .providers import put_setting
 
-SERVICES = {"wifi": cmd_wifi, "connectivity": cmd_connectivity, "location": cmd_location}
+SERVICES = {
+    "wifi": cmd_wifi,
+    "connectivity": cmd_connectivity,
+    "location": cmd_location,
+    "phone": cmd_phone,
+    "bluetooth_manager": cmd_bluetooth,
+}
 
 PROPS = {
     "ro.product.model": "CrabPhone",

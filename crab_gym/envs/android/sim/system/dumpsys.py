@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 from ..shell.context import Ctx, command
 from . import network, power
 from .activitydump import dump_activity, record
@@ -75,12 +77,13 @@ def _focus_lines(ctx: Ctx, indent: str) -> None:
     pkg, cls = p.focused_component()
     locked = power.locked(p) and power.awake(p)
     focus = "NotificationShade" if p.shade_open or locked else f"{pkg}/{cls}"
-    ctx.print(f"{indent}mCurrentFocus=Window{{{_hash(p.current.task_id)} u0 {focus}}}")
+    ctx.print(f"{indent}mCurrentFocus=Window{{{_hash(focus)} u0 {focus}}}")
     ctx.print(f"{indent}mFocusedApp={record(ctx)}")
 
 
-def _hash(n: int) -> str:
-    return f"{n * 104729 % 0xFFFFFFF:07x}"
+def _hash(title: str) -> str:
+    """A window's identity hash: the same for the same window in every dump (mCurrentFocus names it)."""
+    return f"{zlib.crc32(title.encode()) & 0xFFFFFFF:07x}"
 
 
 def _window_list(ctx: Ctx) -> list[tuple[str, str, str, bool]]:
@@ -95,7 +98,8 @@ def _window_list(ctx: Ctx) -> list[tuple[str, str, str, bool]]:
     top = True
     for act in reversed(p.stack):
         cls = APPS[act.package].activity(act.screen)
-        wins.append((f"{act.package}/{cls}", act.package, "BASE_APPLICATION", top and power.awake(p)))
+        shown = top and power.awake(p) and not power.locked(p)  # the keyguard hides the app
+        wins.append((f"{act.package}/{cls}", act.package, "BASE_APPLICATION", shown))
         top = False
     wins.append(("com.android.systemui.wallpapers.ImageWallpaper", system, "WALLPAPER", False))
     return wins
@@ -106,10 +110,10 @@ def _windows(ctx: Ctx) -> None:
     pkg, cls = p.focused_component()
     ctx.print("WINDOW MANAGER WINDOWS (dumpsys window windows)")
     for k, (title, owner, kind, visible) in enumerate(_window_list(ctx)):
-        ctx.print(f"  Window #{k} Window{{{_hash(k + 7)} u0 {title}}}:")
+        ctx.print(f"  Window #{k} Window{{{_hash(title)} u0 {title}}}:")
         ctx.print(
-            f"    mDisplayId=0 rootTaskId=1 mSession=Session{{{_hash(k + 11)} 560:1000}} "
-            f"mClient=android.os.BinderProxy@{_hash(k + 13)}"
+            f"    mDisplayId=0 rootTaskId=1 mSession=Session{{{_hash(owner)} 560:1000}} "
+            f"mClient=android.os.BinderProxy@{_hash(title + kind)}"
         )
         ctx.print(
             f"    mOwnerUid=10120 showForAllUsers={'true' if owner != pkg else 'false'} "
@@ -117,6 +121,7 @@ def _windows(ctx: Ctx) -> None:
         )
         ctx.print(f"    mAttrs={{(0,0)(fillxfill) sim={{adjust=resize}} ty={kind} fmt=TRANSLUCENT}}")
         shown = "true" if visible else "false"
+        ctx.print(f"    mViewVisibility=0x{0 if visible else 8} mHaveFrame=true mObscured=false")
         ctx.print(f"    mHasSurface={shown} isReadyForDisplay()={shown}")
         ctx.print(f"    isOnScreen={shown}")
         ctx.print(f"    isVisible={shown}")

@@ -322,3 +322,23 @@ def cmd_location(ctx: Ctx, args: list[str]) -> int:
         "  set-location-enabled [--user <USER_ID>] true|false"
     )
     return 255 if args else 1
+
+
+def _toggle(ctx: Ctx, args: list[str], verb_at: int, setting: str, usage: str) -> int:
+    """`cmd phone data enable|disable`, `cmd bluetooth_manager enable|disable`: a global setting."""
+    if len(args) > verb_at and args[verb_at] in ("enable", "disable"):
+        put_setting(ctx.phone, "global", setting, "1" if args[verb_at] == "enable" else "0")
+        ctx.phone.invalidate()
+        return 0
+    ctx.eprint(usage)
+    return 255 if args else 1
+
+
+def cmd_phone(ctx: Ctx, args: list[str]) -> int:
+    return _toggle(
+        ctx, args if args[:1] == ["data"] else [], 1, "mobile_data", "usage: cmd phone data enable|disable"
+    )
+
+
+def cmd_bluetooth(ctx: Ctx, args: list[str]) -> int:
+    return _toggle(ctx, args, 0, "bluetooth_on", "usage: cmd bluetooth_manager enable|disable")
