@@ -92,7 +92,7 @@ def _find_expr(args: list[str], opts: dict[str, int]) -> Test:
         if opt == "(":
             inner = disjunction()
             if not args or args.pop(0) != ")":
-                raise ShellError("find: missing ')'", 1)
+                raise ShellError("missing ')'", 1)
             return inner
         if opt in ("-maxdepth", "-mindepth") and args and args[0].isdigit():
             opts[opt] = int(args.pop(0))
@@ -110,6 +110,8 @@ def _find_expr(args: list[str], opts: dict[str, int]) -> Test:
             if opt == "-path":
                 return lambda h, s, d: fnmatch.fnmatchcase(s, val)
             return lambda h, s, d: (val == "d") == h.is_dir()
+        if opt in ("-name", "-iname", "-type", "-path", "-maxdepth", "-mindepth"):
+            raise ShellError(f"'{opt}' needs 1 arg", 1)
         raise ShellError(f"Unknown option '{opt}'", 1)
 
     def conjunction() -> Test:

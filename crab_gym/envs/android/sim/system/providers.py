@@ -209,7 +209,8 @@ def _settings_cmd(ctx: Ctx, args: list[str]) -> int:
         ctx.eprint(
             "usage:  settings [--user <USER_ID> | current] get namespace key\n"
             "        settings [--user <USER_ID> | current] put namespace key value\n"
-            "        settings [--user <USER_ID> | current] list namespace"
+            "        settings [--user <USER_ID> | current] list namespace\n"
+            "        settings [--user <USER_ID> | current] reset namespace {PACKAGE_NAME | RESET_MODE}"
         )
         return 255
     return 0
