@@ -92,7 +92,7 @@ class XvfbSession:
         os.chmod(self.pristine, 0o700)  # HOME is private to the session user
         self.run_dir.mkdir(mode=0o700)
         self.keep_dir.mkdir(mode=0o700)
-        if self.slot.netns and self.slot.mntns:
+        if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
             self.web = SessionWeb(d / "web", self.slot.netns)
             self.web.start(self.pristine, self._chown_tree)
         self._chown_tree(self.pristine)
