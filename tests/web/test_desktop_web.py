@@ -53,6 +53,22 @@ def _py(session: XvfbSession, code: str):
     return session.run(["python3", "-c", code], timeout=20)
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["wget", "-q", "-O", "-"],
+        ["curl", "-sS"],
+        ["python3", "-c", "import sys, urllib.request as u; print(u.urlopen(sys.argv[1]).read().decode())"],
+    ],
+    ids=["wget", "curl", "python"],
+)
+def test_command_line_programs_trust_the_session_ca(session, argv):
+    doc = session.web.world.doc("torch.matmul")
+    res = session.run([*argv, doc.url], timeout=20)
+    assert res.returncode == 0, res.stderr.decode()
+    assert "torch.matmul(tensor1, tensor2).size()" in res.stdout.decode().replace("&gt;", ">")
+
+
 def test_names_resolve_to_the_sessions_server_for_every_program(session):
     session.write_file("~/ca.pem", session.web.server.certs.ca_pem.read_bytes())
     doc = session.web.world.doc("torch.matmul")

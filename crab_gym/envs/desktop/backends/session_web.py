@@ -23,6 +23,7 @@ from crab_gym.web.server import WebServer
 
 MNT_ROOT = Path("/run/crabgym-mnt")
 CA_NAME = "crab-gym session CA"
+CA_FILE = ".pki/crab-gym-ca.pem"  # in HOME: the CA for programs that read a PEM file (wget, curl, python)
 FIREFOX_PROFILE = ".mozilla/firefox/crab.default"
 # No first-run pages, no phoning home (it could not anyway), the stand-in search engine as the home page.
 FIREFOX_PREFS = {
@@ -105,7 +106,8 @@ def _is_nsfs(path: Path) -> bool:
 
 def install_profiles(home: Path, ca_pem: Path) -> None:
     """Firefox and Chromium profiles in ``home`` that trust the CA at ``ca_pem`` (NSS databases made with
-    certutil: Firefox's in its profile, Chromium's in ~/.pki/nssdb) and skip their first-run screens."""
+    certutil: Firefox's in its profile, Chromium's in ~/.pki/nssdb) and skip their first-run screens; the CA
+    as a PEM file for the other programs (wget through ~/.wgetrc, the rest through :meth:`SessionWeb.env`)."""
     certutil = shutil.which("certutil")
     if certutil is None:
         raise DeviceError("the offline web needs certutil (Debian package libnss3-tools; scripts/setup.sh)")
@@ -124,6 +126,8 @@ def install_profiles(home: Path, ca_pem: Path) -> None:
     (firefox / "user.js").write_text(
         "".join(f'user_pref("{k}", {_js(v)});\n' for k, v in FIREFOX_PREFS.items())
     )
+    shutil.copyfile(ca_pem, home / CA_FILE)
+    (home / ".wgetrc").write_text(f"ca_certificate = ~/{CA_FILE}\n")
     chromium = home / ".config/chromium"
     chromium.mkdir(parents=True, exist_ok=True)
     (chromium / "First Run").touch()
@@ -147,9 +151,15 @@ class SessionWeb:
         """What the sites show now: tasks draw attributes from it, evaluators read the answers."""
         return self.server.world
 
+    @staticmethod
+    def env(home: Path) -> dict[str, str]:
+        """Variables that point curl, python (ssl, requests) and OpenSSL at the session CA."""
+        ca = str(home / CA_FILE)
+        return {"SSL_CERT_FILE": ca, "CURL_CA_BUNDLE": ca, "REQUESTS_CA_BUNDLE": ca}
+
     def start(self, pristine_home: Path, chown: Callable[[Path], None]) -> None:
         install_profiles(pristine_home, self.server.certs.ca_pem)
-        for sub in (".mozilla", ".pki", ".config"):
+        for sub in (".mozilla", ".pki", ".config", ".wgetrc"):
             chown(pristine_home / sub)
         self.server.start(self.netns)
 

@@ -197,7 +197,7 @@ class XvfbSession:
             "GSETTINGS_BACKEND": "dconf",
             "MOZ_LEGACY_PROFILES": "1",  # Firefox takes the profile profiles.ini marks (session_web.py)
             MARKER: self.token,
-        }
+        } | (self.web.env(self.home) if self.web else {})
 
     def _as_session(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], dict]:
         """The command line and Popen arguments that run ``argv`` in ``cwd`` as the session user, inside the
