@@ -104,7 +104,8 @@ CRAB_V0: dict[str, CrabSubTask] = {
     "8491e674-596b-452b-9e0e-58a44d90f947": CrabSubTask(
         "VS Code: paste the clipboard, save as {file_path}", needs=VSCODE),
     "a313ea4d-e501-4971-b4fe-db2aad19eac1": CrabSubTask(
-        "download {url} to {file_path}", needs=WEB),
+        "download {url} to {file_path}", "web_download", {"file_path": "path"},
+        compare="same check: the file holds the URL's bytes (CRAB hashes both), served by the offline web"),
     "a313ea4d-e501-4971-b4fe-db2aad19acsd": CrabSubTask(
         "download the URL on the clipboard to {file_path}", needs=WEB),
     "017102b6-d2c3-466b-96f7-37c8bcddc41a": CrabSubTask(

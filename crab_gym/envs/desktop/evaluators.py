@@ -5,6 +5,7 @@ from __future__ import annotations
 from crab_gym.core.evaluators import evaluator
 from crab_gym.envs.desktop.odf import cell
 from crab_gym.envs.desktop.state import DesktopState
+from crab_gym.web.content.files import file_bytes
 
 ENV = "ubuntu"
 
@@ -151,3 +152,9 @@ def gsetting_number(state: DesktopState, schema: str, key: str, value: float) ->
         return abs(float(raw) - float(value)) < 1e-9
     except ValueError:
         return False
+
+
+@evaluator(env=ENV)
+def file_is_download(state: DesktopState, path: str, url: str) -> bool:
+    """the file {path} holds exactly what the offline web serves at {url}"""
+    return state.read_bytes(path) == file_bytes(url)
