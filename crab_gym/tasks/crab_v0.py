@@ -111,11 +111,14 @@ CRAB_V0: dict[str, CrabSubTask] = {
     "017102b6-d2c3-466b-96f7-37c8bcddc41a": CrabSubTask(
         "Firefox: image search {keyword}, copy an image URL", needs=WEB),
     "bcd03c9f-62c9-4001-8d86-78358c59ce22": CrabSubTask(
-        "Firefox: find a GitHub repository about {keyword}, copy its URL", needs=WEB),
+        "Firefox: find a GitHub repository about {keyword}, copy its URL", "web_find_repo",
+        compare="CRAB wants the keyword in the URL and GitHub's search in front; ours a repo about it"),
     "2b189dc2-c77f-4fa3-8432-ba4355cc294c": CrabSubTask(
         "Firefox, Google Maps: a {place_type} near {place_name}, copy its share URL", needs=WEB),
     "49b614c5-c4bb-4c20-aab8-ab9dcc7de1b5": CrabSubTask(
-        "Firefox: copy the torch.matmul example of PyTorch 1.13's docs", needs=WEB),
+        "Firefox: copy the torch.matmul example of PyTorch 1.13's docs", "web_docs_example",
+        fixed={"function": "torch.matmul"},
+        compare="stricter: ours wants every code line of the example, CRAB three of them; both the page"),
     "1cd6519a-9ee0-442b-ba5a-9238aeb00ff6": CrabSubTask(
         "Firefox, Wikipedia, Calc: {country}'s capital and population into ODS {file_path}", needs=WEB),
 }

@@ -47,6 +47,7 @@ FIREFOX_PREFS = {
     "browser.translations.automaticallyPopup": False,
     "toolkit.startup.max_resumed_crashes": -1,
     "accessibility.force_disabled": 0,
+    "browser.urlbar.autoFill": False,  # a typed URL is the URL visited
 }
 
 
