@@ -83,8 +83,15 @@ def env(folder: Path):
     e.close()
 
 
+# The download runs in the default tier; the four Firefox solutions (9-15 s each) in the slow one.
 @pytest.mark.parametrize(
-    "task", FILES, ids=["download", "docs_example", "find_repo", "maps_share", "country_to_calc"]
+    "task",
+    [
+        pytest.param(f, id=name, marks=[pytest.mark.slow] if i else [])
+        for i, (f, name) in enumerate(
+            zip(FILES, ["download", "docs_example", "find_repo", "maps_share", "country_to_calc"])
+        )
+    ],
 )
 def test_oracle_solves_and_doing_nothing_does_not(env, task: dict[str, Any]) -> None:
     env.reset(seed=0, options={"task": task["id"]})

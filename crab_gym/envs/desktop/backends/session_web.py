@@ -147,6 +147,21 @@ class SessionWeb:
         self.server = WebServer(seed, state_dir)
         self.netns = netns
 
+    @classmethod
+    def start_or_warn(
+        cls, state_dir: Path, netns: str, pristine_home: Path, chown: Callable[[Path], None]
+    ) -> SessionWeb | None:
+        """A started web for a session, or None with a warning saying why (no certutil, port taken):
+        the session then runs without the web rather than not at all."""
+        web = cls(state_dir, netns)
+        try:
+            web.start(pristine_home, chown)
+            return web
+        except (DeviceError, OSError, RuntimeError) as exc:
+            web.close()
+            warnings.warn(f"the session runs without the offline web: {exc}", stacklevel=2)
+            return None
+
     @property
     def world(self) -> WebWorld:
         """What the sites show now: tasks draw attributes from it, evaluators read the answers."""
