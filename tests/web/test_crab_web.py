@@ -89,7 +89,9 @@ def env(folder: Path):
     [
         pytest.param(f, id=name, marks=[pytest.mark.slow] if i else [])
         for i, (f, name) in enumerate(
-            zip(FILES, ["download", "docs_example", "find_repo", "maps_share", "country_to_calc"])
+            zip(
+                FILES, ["download", "docs_example", "find_repo", "maps_share", "country_to_calc"], strict=True
+            )
         )
     ],
 )
