@@ -68,9 +68,11 @@ def ensure_hosts_mntns(name: str) -> str | None:
             # a namespace file can be bind-mounted only onto a mount that does not propagate
             subprocess.run(["mount", "--bind", str(MNT_ROOT), str(MNT_ROOT)], check=True, capture_output=True)
             subprocess.run(["mount", "--make-private", str(MNT_ROOT)], check=True, capture_output=True)
-        with open(hosts, "w") as f:  # in place: the same inode stays bind-mounted
-            f.write(hosts_file_text())
-        os.chmod(hosts, 0o644)
+        text = hosts_file_text()
+        if not hosts.exists() or hosts.read_text() != text:
+            with open(hosts, "w") as f:  # in place: the same inode stays bind-mounted
+                f.write(text)
+            os.chmod(hosts, 0o644)
         if _is_nsfs(nsfile):
             return str(nsfile)
         nsfile.touch()
