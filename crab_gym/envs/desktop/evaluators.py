@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from crab_gym.core.evaluators import evaluator
 from crab_gym.envs.desktop.odf import cell
 from crab_gym.envs.desktop.state import DesktopState
+from crab_gym.web.content.files import file_bytes
 
 ENV = "ubuntu"
 
@@ -151,3 +154,45 @@ def gsetting_number(state: DesktopState, schema: str, key: str, value: float) ->
         return abs(float(raw) - float(value)) < 1e-9
     except ValueError:
         return False
+
+
+@evaluator(env=ENV)
+def file_is_download(state: DesktopState, path: str, url: str) -> bool:
+    """the file {path} holds exactly what the offline web serves at {url}"""
+    return state.read_bytes(path) == file_bytes(url)
+
+
+REPO_URL = re.compile(r"https://github\.com/([\w.-]+)/([\w.-]+)/?")
+
+
+@evaluator(env=ENV)
+def clipboard_repo_about(state: DesktopState, keyword: str) -> bool:
+    """the clipboard holds the URL of a code repository about {keyword!r}"""
+    world, found = state.web(), REPO_URL.fullmatch(state.clipboard().strip())
+    repo = world.code.repo(f"{found[1]}/{found[2]}") if world is not None and found else None
+    return repo is not None and repo.about(keyword)
+
+
+SHARE_URL = re.compile(r"https://maps\.app\.goo\.gl/(\w+)/?")
+
+
+@evaluator(env=ENV)
+def clipboard_share_url_near(state: DesktopState, place_type: str, place_name: str) -> bool:
+    """the clipboard holds the maps share URL of a {place_type} near {place_name}"""
+    world, found = state.web(), SHARE_URL.fullmatch(state.clipboard().strip())
+    place = world.maps.by_share_code(found[1]) if world is not None and found else None
+    return world is not None and place is not None and place in world.maps.nearby(place_name, place_type)
+
+
+@evaluator(env=ENV)
+def spreadsheet_country_row(state: DesktopState, path: str, country: str) -> bool:
+    """the spreadsheet {path} has a row {country}, its capital, its population (as the encyclopedia says)"""
+    world, book = state.web(), state.spreadsheet(path)
+    facts = world.country(country) if world is not None else None
+    if facts is None or not book:
+        return False
+    for row in list(book.values())[0]:
+        if len(row) >= 3 and row[0].strip().lower() == country.strip().lower():
+            digits = "".join(ch for ch in row[2] if ch.isdigit())
+            return row[1].strip().lower() == facts.capital.lower() and digits == str(facts.population)
+    return False
