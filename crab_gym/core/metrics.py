@@ -13,6 +13,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from crab_gym.core.passk import pass_k
+
 __all__ = [
     "TERMINATION_REASONS",
     "EpisodeRecord",
@@ -109,6 +111,10 @@ class Metrics:
     CE: float | None
     termination_shares: dict[str, float]
     mean_steps: float
+    k: int = 1
+    pass_hat_k: float = 0.0
+    pass_at_k: float = 0.0
+    pass_curve: dict[str, list[float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -129,6 +135,9 @@ def aggregate(records: Iterable[EpisodeRecord]) -> Metrics:
       false_completion, step_limit, invalid_action_limit, env_error, agent_error (all 0 when no episode
       failed)
     - mean_steps = mean of steps_i
+    - k = the fewest episodes a task has; pass_hat_k (pass^k) = mean over tasks of the chance that k of its
+      episodes all succeeded, pass_at_k (pass@k) = that at least one did (:mod:`crab_gym.core.passk`);
+      pass_curve = {"pass^k": [...], "pass@k": [...]} for k' = 1..k
     """
     records = list(records)
     if not records:
@@ -136,6 +145,7 @@ def aggregate(records: Iterable[EpisodeRecord]) -> Metrics:
     n = len(records)
     with_tokens = [r for r in records if r.tokens is not None]
     failed = [r for r in records if not r.success]
+    reliability = pass_k(records)
     return Metrics(
         n=n,
         SR=sum(r.success for r in records) / n,
@@ -151,6 +161,10 @@ def aggregate(records: Iterable[EpisodeRecord]) -> Metrics:
             for reason in FAILURE_REASONS
         },
         mean_steps=sum(r.steps for r in records) / n,
+        k=reliability.k,
+        pass_hat_k=reliability.hat[-1],
+        pass_at_k=reliability.at[-1],
+        pass_curve={"pass^k": list(reliability.hat), "pass@k": list(reliability.at)},
     )
 
 
@@ -169,6 +183,9 @@ def format_table(metrics: Metrics, title: str = "crab-gym results", width: int =
     table.add_row("EE  CR / action", f"{metrics.EE:.4f}")
     table.add_row("CE  CR / token", "n/a" if metrics.CE is None else f"{metrics.CE:.3g}")
     table.add_row("mean steps", f"{metrics.mean_steps:.1f}")
+    if metrics.k > 1:
+        table.add_row(f"pass^{metrics.k}  solved in all {metrics.k}", f"{metrics.pass_hat_k:.1%}")
+        table.add_row(f"pass@{metrics.k}  solved in one of {metrics.k}", f"{metrics.pass_at_k:.1%}")
     for reason, share in metrics.termination_shares.items():
         table.add_row(f"failures: {reason}", f"{share:.1%}")
     buffer = io.StringIO()
