@@ -96,6 +96,8 @@ class CrabEnv(gym.Env):
     per device grabs its screen at N fps, at the observation's size, between steps; each device's observation
     gains ``video`` (``video_max_frames``, H, W, C), the frames since the last step (the last
     ``video_max_frames`` of them), zero-padded, and ``video_frames``, how many it holds (docs/devices.md).
+    ``ask_user``: the root action ``ask_user(question)``, answered by the task's simulated user; None (the
+    default): only when a task of the env has one (docs/tasks.md).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -114,6 +116,7 @@ class CrabEnv(gym.Env):
         realtime: bool = False,
         video_fps: float | None = None,
         video_max_frames: int = 16,
+        ask_user: bool | None = None,
     ) -> None:
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
@@ -138,6 +141,11 @@ class CrabEnv(gym.Env):
         from crab_gym.tasks import resolve_tasks  # the task library registers its templates on import
 
         self.tasks = resolve_tasks(tasks, set(devices))
+        root = self.subenvs["root"]
+        if isinstance(root, RootEnv) and (
+            ask_user or (ask_user is None and any(t.needs_user for t in self.tasks))
+        ):
+            root.add_ask_user()
         self.max_steps = max_steps
         self.max_invalid_actions = max_invalid_actions
         self.reward_fn = REWARDS[reward_mode]

@@ -115,6 +115,8 @@ class Metrics:
     pass_hat_k: float = 0.0
     pass_at_k: float = 0.0
     pass_curve: dict[str, list[float]] = field(default_factory=dict)
+    questions: float = 0.0
+    extra_questions: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -138,6 +140,8 @@ def aggregate(records: Iterable[EpisodeRecord]) -> Metrics:
     - k = the fewest episodes a task has; pass_hat_k (pass^k) = mean over tasks of the chance that k of its
       episodes all succeeded, pass_at_k (pass@k) = that at least one did (:mod:`crab_gym.core.passk`);
       pass_curve = {"pass^k": [...], "pass@k": [...]} for k' = 1..k
+    - questions = mean ask_user questions per episode; extra_questions = mean of max(0, questions_i -
+      needed_i), needed_i the questions the task's facts take (both from ``extra``; 0 when absent)
     """
     records = list(records)
     if not records:
@@ -165,7 +169,13 @@ def aggregate(records: Iterable[EpisodeRecord]) -> Metrics:
         pass_hat_k=reliability.hat[-1],
         pass_at_k=reliability.at[-1],
         pass_curve={"pass^k": list(reliability.hat), "pass@k": list(reliability.at)},
+        questions=sum(_asked(r) for r in records) / n,
+        extra_questions=sum(max(0, _asked(r) - int(r.extra.get("questions_needed", 0))) for r in records) / n,
     )
+
+
+def _asked(record: EpisodeRecord) -> int:
+    return int(record.extra.get("questions", 0))
 
 
 def _ratio(value: float, count: int | None) -> float:
@@ -183,6 +193,9 @@ def format_table(metrics: Metrics, title: str = "crab-gym results", width: int =
     table.add_row("EE  CR / action", f"{metrics.EE:.4f}")
     table.add_row("CE  CR / token", "n/a" if metrics.CE is None else f"{metrics.CE:.3g}")
     table.add_row("mean steps", f"{metrics.mean_steps:.1f}")
+    if metrics.questions:
+        table.add_row("questions  asked per episode", f"{metrics.questions:.2f}")
+        table.add_row("extra questions  beyond needed", f"{metrics.extra_questions:.2f}")
     if metrics.k > 1:
         table.add_row(f"pass^{metrics.k}  solved in all {metrics.k}", f"{metrics.pass_hat_k:.1%}")
         table.add_row(f"pass@{metrics.k}  solved in one of {metrics.k}", f"{metrics.pass_at_k:.1%}")

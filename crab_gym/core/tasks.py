@@ -20,6 +20,7 @@ import networkx as nx
 
 from crab_gym.core.evaluators import Check
 from crab_gym.core.graph import GraphEvaluator
+from crab_gym.core.user import SimulatedUser, UserFact
 
 __all__ = [
     "TEMPLATES",
@@ -95,6 +96,9 @@ class SubTaskTemplate:
     # use them, the instruction does not state them. The task lint requires every other attribute a check
     # uses to appear in the instruction.
     hidden: tuple[str, ...] = ()
+    # What the task's simulated user knows and answers to ``ask_user`` (crab_gym.core.user): hidden
+    # attributes only the user can tell. Such a template is interactive, and the generator never draws it.
+    user: tuple[UserFact, ...] = ()
 
     def __post_init__(self) -> None:
         fields = {
@@ -108,6 +112,14 @@ class SubTaskTemplate:
         bad = (set(self.inputs) | set(self.hidden)) - set(self.attributes)
         if bad:
             raise ValueError(f"template {self.id}: inputs or hidden {sorted(bad)} are not attributes")
+        told = {f.attribute for f in self.user} - set(self.hidden)
+        if told:
+            raise ValueError(f"template {self.id}: user facts {sorted(told)} must be hidden attributes")
+
+    @property
+    def interactive(self) -> bool:
+        """The task needs the user (``ask_user``) to be solved."""
+        return bool(self.user)
 
     @property
     def input_types(self) -> dict[str, str]:
@@ -228,7 +240,19 @@ class Task:
                     fed.add(name)
         return fed
 
+    @property
+    def needs_user(self) -> bool:
+        """A sub-task needs the simulated user (``ask_user``)."""
+        return any(s.template.user for s in self.subtasks)
+
+    def simulated_user(self) -> SimulatedUser:
+        """The user who answers ``ask_user``: the user facts of every sub-task, in sub-task order."""
+        return SimulatedUser(tuple((f, s.attributes) for s in self.subtasks for f in s.template.user))
+
     def setup(self, envs: Mapping[str, Any]) -> None:
+        root = envs.get("root")
+        if root is not None and hasattr(root, "user"):  # the root device answers ask_user as this user
+            root.user = self.simulated_user()
         for i in self._order:
             sub = self.subtasks[i]
             if sub.template.setup is None:

@@ -62,7 +62,8 @@ def _metrics_row(name: str, m: Metrics) -> dict[str, Any]:
     return {"name": name, "n": m.n, "SR": _pct(m.SR), "CR": _pct(m.CR), "EE": f"{m.EE:.4f}",
             "CE": "n/a" if m.CE is None else f"{m.CE:.3g}", "mean_steps": f"{m.mean_steps:.1f}",
             "shares": [_pct(m.termination_shares.get(r, 0.0)) for r in FAILURE_REASONS],
-            "k": m.k, "pass_hat_k": _pct(m.pass_hat_k), "pass_at_k": _pct(m.pass_at_k)}  # fmt: skip
+            "k": m.k, "pass_hat_k": _pct(m.pass_hat_k), "pass_at_k": _pct(m.pass_at_k),
+            "questions": f"{m.questions:.2f}", "extra_questions": f"{m.extra_questions:.2f}"}  # fmt: skip
 
 
 def _feedback(step: Mapping[str, Any]) -> list[str]:
@@ -306,6 +307,7 @@ def write_report(
         },
         metrics=[_metrics_row(p, m) for p, m in by_platform.items()],
         repeated=any(m.k > 1 for m in by_platform.values()),
+        asked=any(m.questions for m in by_platform.values()),
         failure_reasons=FAILURE_REASONS,
         tasks=_task_rows(records, task_platforms),
         episodes=episodes,

@@ -42,10 +42,14 @@ def platform_table(
     by_platform: Mapping[str, Metrics], title: str = "crab-gym results", width: int = 120
 ) -> str:
     """One row per platform (the paper's table shape): episodes, SR, CR, EE, CE, then pass^k and pass@k
-    when tasks ran k > 1 episodes, then the shares of failure reasons."""
+    when tasks ran k > 1 episodes, questions and extra questions per episode when any was asked, then the
+    shares of failure reasons."""
     table = Table(title=title)
     repeated = any(m.k > 1 for m in by_platform.values())
-    pass_columns = ("k", "pass^k", "pass@k") if repeated else ()
+    pass_columns: tuple[str, ...] = ("k", "pass^k", "pass@k") if repeated else ()
+    asked = any(m.questions for m in by_platform.values())
+    if asked:
+        pass_columns += ("questions", "extra q")
     for column in ("platform", "episodes", "SR", "CR", "EE", "CE", *pass_columns, *FAILURE_REASONS):
         table.add_column(column, justify="left" if column == "platform" else "right")
     for name, m in by_platform.items():
@@ -53,6 +57,8 @@ def platform_table(
         cells.append("n/a" if m.CE is None else f"{m.CE:.3g}")
         if repeated:
             cells += [str(m.k), f"{m.pass_hat_k:.1%}", f"{m.pass_at_k:.1%}"]
+        if asked:
+            cells += [f"{m.questions:.2f}", f"{m.extra_questions:.2f}"]
         table.add_row(*cells, *(f"{m.termination_shares.get(r, 0.0):.0%}" for r in FAILURE_REASONS))
     buffer = io.StringIO()
     Console(file=buffer, width=width, color_system=None, force_terminal=False).print(table)

@@ -99,7 +99,10 @@ def templates_for(platforms: Sequence[str] | None = None) -> list[SubTaskTemplat
     import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
 
     allowed = set(DEVICES if platforms is None else platforms)
-    return [t for _, t in sorted(TEMPLATES.items()) if t.platforms and set(t.platforms) <= allowed]
+    # interactive templates (they need ask_user or react to events) have their own sets, so v0 and the
+    # generated sets stay what they were
+    return [t for _, t in sorted(TEMPLATES.items())
+            if t.platforms and set(t.platforms) <= allowed and not t.interactive]  # fmt: skip
 
 
 def generate_tasks(
@@ -137,15 +140,19 @@ def generate_tasks(
 
 
 def instances_per_template(
-    seed: int, per_template: int, platforms: Sequence[str] | None = None
+    seed: int,
+    per_template: int,
+    platforms: Sequence[str] | None = None,
+    templates: Sequence[SubTaskTemplate] | None = None,
 ) -> list[Task]:
-    """``per_template`` tasks of every template (how the fixed v0 set is built), ids ``<template>-<k>``.
+    """``per_template`` tasks of every template (how the fixed v0 set is built), ids ``<template>-<k>``;
+    ``templates``: of these instead (the interactive sets).
 
     Each template draws from its own stream (seeded by ``seed`` and its id), so adding a template leaves
     the other templates' tasks unchanged.
     """
     tasks = []
-    for template in templates_for(platforms):
+    for template in templates_for(platforms) if templates is None else templates:
         rng = random.Random(f"{seed}:{template.id}")
         for k in range(per_template):
             sub = template.instantiate(**sample_attributes(template, rng))
