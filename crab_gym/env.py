@@ -16,6 +16,7 @@ from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.tasks import Task
 from crab_gym.envs.backend_spec import parse_backend
 from crab_gym.envs.base import DeviceError, DeviceGone, SubEnv
+from crab_gym.envs.events import EventScheduler
 from crab_gym.envs.root import RootEnv
 from crab_gym.envs.video import VideoCapture, paused
 from crab_gym.rewards import REWARDS
@@ -164,6 +165,7 @@ class CrabEnv(gym.Env):
         )
         self.task: Task | None = None
         self.graph: GraphEvaluator | None = None
+        self.events = EventScheduler()  # the task's device events (docs/tasks.md)
         self._states = _LazyStates(self.subenvs)
         self._last_frames: dict[str, np.ndarray] = {}
         self._last_raw: dict[str, np.ndarray] = {}  # what the device handed back: full or drawn small
@@ -251,6 +253,10 @@ class CrabEnv(gym.Env):
             extra["timings"] = {"execute": t1 - t0, "settle": time.perf_counter() - t1}
         if reason != "env_error":
             t2 = time.perf_counter()
+            try:  # the task's device events that came due
+                extra.update(self.events.after_step(self._steps, extra.get("action_result")))
+            except DeviceError as e:
+                extra["error"], reason = f"{type(e).__name__}: {e}", "env_error"
             for other in self.subenvs.values():
                 other.invalidate_state()  # time passed for every device, not only the one acted on
             try:
@@ -288,6 +294,7 @@ class CrabEnv(gym.Env):
         return tile(frames)
 
     def close(self) -> None:
+        self.events.stop()
         for capture in self.video.values():
             capture.close()
         self.video.clear()
@@ -348,10 +355,12 @@ class CrabEnv(gym.Env):
         return self.tasks[int(self.np_random.integers(len(self.tasks)))]
 
     def _reset_devices(self, task: Task, seed: int | None) -> None:
-        """Reset every device, set the task up on them and evaluate the start state."""
+        """Reset every device, set the task up on them, schedule its events and evaluate the start state."""
+        self.events.stop()
         for name in list(self.subenvs):
             self._reset_device(name, seed)
         task.setup(self.subenvs)
+        self.events.start(task.all_events(), self.subenvs, self.realtime)
         for sub in self.subenvs.values():
             sub.settle()
             sub.invalidate_state()

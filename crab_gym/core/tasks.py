@@ -19,6 +19,7 @@ from typing import Any, TypeAlias, cast
 import networkx as nx
 
 from crab_gym.core.evaluators import Check
+from crab_gym.core.events import DeviceEvent, EventError
 from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.user import SimulatedUser, UserFact
 
@@ -99,6 +100,8 @@ class SubTaskTemplate:
     # What the task's simulated user knows and answers to ``ask_user`` (crab_gym.core.user): hidden
     # attributes only the user can tell. Such a template is interactive, and the generator never draws it.
     user: tuple[UserFact, ...] = ()
+    # Device events its tasks schedule (crab_gym.core.events): attributes -> events; interactive too.
+    events: Callable[..., Sequence[DeviceEvent]] | None = None
 
     def __post_init__(self) -> None:
         fields = {
@@ -118,8 +121,8 @@ class SubTaskTemplate:
 
     @property
     def interactive(self) -> bool:
-        """The task needs the user (``ask_user``) to be solved."""
-        return bool(self.user)
+        """Its tasks need the user (``ask_user``) or react to device events."""
+        return bool(self.user) or self.events is not None
 
     @property
     def input_types(self) -> dict[str, str]:
@@ -173,18 +176,23 @@ class SubTask:
     def output(self) -> Any:
         return self.template.output(**self.attributes) if self.template.output else None
 
+    def events(self) -> list[DeviceEvent]:
+        return list(self.template.events(**self.attributes)) if self.template.events else []
+
     def to_json(self) -> dict[str, Any]:
         return {"task": self.template.id, "attribute": self.attributes, "output": self.output()}
 
 
 @dataclass
 class Task:
-    """A task: sub-tasks, the order they must happen in, and an instruction for the whole."""
+    """A task: sub-tasks, the order they must happen in, and an instruction for the whole; ``events``:
+    device events the task file declares, besides those of its templates."""
 
     id: str
     description: str
     subtasks: list[SubTask]
     edges: list[tuple[int, int]] = field(default_factory=list)
+    events: list[DeviceEvent] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.subtasks:
@@ -201,7 +209,12 @@ class Task:
 
     @property
     def platforms(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(p for s in self.subtasks for p in s.template.platforms))
+        used = [p for s in self.subtasks for p in s.template.platforms] + [e.device for e in self.events]
+        return tuple(dict.fromkeys(used))
+
+    def all_events(self) -> list[DeviceEvent]:
+        """The events of the episode: each sub-task's (in sub-task order), then the task file's."""
+        return [e for s in self.subtasks for e in s.events()] + list(self.events)
 
     @property
     def apps(self) -> tuple[str, ...]:
@@ -276,12 +289,15 @@ class Task:
         adj: dict[str, list[int]] = {str(i): [] for i in range(len(self.subtasks))}
         for u, v in self.edges:
             adj[str(u)].append(v)
-        return {
+        out = {
             "id": self.id,
             "description": self.description,
             "tasks": [s.to_json() for s in self.subtasks],
             "adjlist": adj,
         }
+        if self.events:
+            out["events"] = [e.to_json() for e in self.events]
+        return out
 
 
 class TaskFileError(ValueError):
@@ -348,8 +364,17 @@ def task_from_json(
         ):
             raise fail(f"adjlist[{k!r}]", "keys must be sub-task indices and values lists of indices")
         edges.extend((int(k), v) for v in vs)
+    events = obj.get("events", [])
+    if not isinstance(events, list):
+        raise fail("events", "must be a list of events")
+    parsed = []
+    for i, entry in enumerate(events):
+        try:
+            parsed.append(DeviceEvent.from_json(entry))
+        except EventError as e:
+            raise fail(f"events[{i}]", str(e)) from None
     try:
-        return Task(tid, obj["description"], subs, edges)
+        return Task(tid, obj["description"], subs, edges, parsed)
     except ValueError as e:
         raise fail("adjlist", str(e)) from None
 

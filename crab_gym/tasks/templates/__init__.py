@@ -8,4 +8,5 @@ from crab_gym.tasks.templates import (
     ask,  # noqa: F401 - interactive: never drawn by the generator
     cross,  # noqa: F401
     desktop,  # noqa: F401
+    events,  # noqa: F401 - interactive: never drawn by the generator
 )

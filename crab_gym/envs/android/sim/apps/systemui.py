@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..system import notifications
 from ..system.clock import status_bar_time
 from ..system.providers import get_setting, put_setting
 from ..ui.theme import palette
@@ -119,7 +120,7 @@ QS_TILES = [  # (label, settings namespace, key, on value, off value, Material i
 
 
 def shade(phone, root: View) -> None:
-    """The pulled-down quick settings panel: one toggle tile per setting."""
+    """The pulled-down quick settings panel: one toggle tile per setting, the notifications under them."""
     c = palette(phone.dark)
     w, s = phone.width, phone.width / 1080
     top, h = phone.status_h, int(900 * s)
@@ -165,6 +166,8 @@ def shade(phone, root: View) -> None:
                 bounds=(x, y, x + tile_w, y + tile_h),
             )
         )
+    rows = (len(QS_TILES) + 1) // 2
+    notifications.draw(phone, panel, top + int(80 * s) + rows * (tile_h + int(40 * s)))
 
 
 def swipe(phone, x1: float, y1: float, x2: float, y2: float) -> bool:

@@ -11,6 +11,7 @@ from ..shell.tokens import ShellError
 from .am import _am
 from .keycodes import KEYCODES
 from .logcat import log
+from .notifications import notification_cmd
 from .pm import _pm
 from .power import unlock
 from .providers import put_setting
@@ -255,6 +256,8 @@ def _cmd(ctx: Ctx, args: list[str]) -> int:
         return _am(ctx, rest)
     if service == "statusbar":
         return statusbar(ctx, rest)
+    if service == "notification":
+        return notification_cmd(ctx, rest)
     if service == "wifi" and rest[:1] == ["set-wifi-enabled"]:
         return svc(ctx, ["wifi", "enable" if rest[1:2] == ["enabled"] else "disable"])
     if service == "window":
