@@ -53,5 +53,6 @@ def compare_table(runs: list[str], width: int = 140) -> str:
                 cells += [str(k), f"{m.get('pass_hat_k', m['SR']):.1%}", f"{m.get('pass_at_k', m['SR']):.1%}"]
             table.add_row(*cells, *(f"{shares.get(r, 0.0):.0%}" for r in FAILURE_REASONS))
     buffer = io.StringIO()
+    width += 12 * len(pass_columns)  # room for the pass^k columns, so no heading is cut
     Console(file=buffer, width=width, color_system=None, force_terminal=False).print(table)
     return buffer.getvalue()

@@ -49,7 +49,7 @@ def platform_table(
     pass_columns: tuple[str, ...] = ("k", "pass^k", "pass@k") if repeated else ()
     asked = any(m.questions for m in by_platform.values())
     if asked:
-        pass_columns += ("questions", "extra q")
+        pass_columns += ("questions", "extra questions")
     for column in ("platform", "episodes", "SR", "CR", "EE", "CE", *pass_columns, *FAILURE_REASONS):
         table.add_column(column, justify="left" if column == "platform" else "right")
     for name, m in by_platform.items():
@@ -61,5 +61,6 @@ def platform_table(
             cells += [f"{m.questions:.2f}", f"{m.extra_questions:.2f}"]
         table.add_row(*cells, *(f"{m.termination_shares.get(r, 0.0):.0%}" for r in FAILURE_REASONS))
     buffer = io.StringIO()
+    width += 12 * len(pass_columns)  # room for the optional columns, so no heading is cut
     Console(file=buffer, width=width, color_system=None, force_terminal=False).print(table)
     return buffer.getvalue()

@@ -34,3 +34,16 @@ def test_eval_reports_pass_k(tmp_path):
     html = (out / "report.html").read_text()
     assert re.search(r'data-plot="pass_k">\s*<figcaption>[^<]*</figcaption>\s*<img src="data:image/png', html)
     assert "<th>pass^k</th>" in html
+
+
+def test_eval_counts_questions(tmp_path):
+    from crab_gym.core.metrics import Metrics
+    from crab_gym.report.platforms import platform_table
+    from crab_gym.runs.eval import run_eval
+
+    tasks = ["ask_sms_boss-0", "ask_contact_neighbour-0"]  # one fact and two
+    metrics = run_eval(tmp_path, "Crab-Android-v0", ("android",), "oracle", tasks, progress=False, view=False)
+    assert metrics["SR"] == 1.0 and metrics["questions"] == 1.5 and metrics["extra_questions"] == 0.0
+    assert "<th>questions</th>" in (tmp_path / "report.html").read_text()
+    table = platform_table({p: Metrics(**m) for p, m in metrics["platforms"].items()})
+    assert "questions" in table and "1.50" in table
