@@ -24,6 +24,7 @@ from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.user import SimulatedUser, UserFact
 
 __all__ = [
+    "INTERACTIVE_TEMPLATES",
     "TEMPLATES",
     "Step",
     "SubTask",
@@ -98,7 +99,8 @@ class SubTaskTemplate:
     # uses to appear in the instruction.
     hidden: tuple[str, ...] = ()
     # What the task's simulated user knows and answers to ``ask_user`` (crab_gym.core.user): hidden
-    # attributes only the user can tell. Such a template is interactive, and the generator never draws it.
+    # attributes only the user can tell. Such a template is interactive (registered apart from TEMPLATES,
+    # which the generator draws from).
     user: tuple[UserFact, ...] = ()
     # Device events its tasks schedule (crab_gym.core.events): attributes -> events; interactive too.
     events: Callable[..., Sequence[DeviceEvent]] | None = None
@@ -141,19 +143,23 @@ class SubTaskTemplate:
 
 
 TEMPLATES: dict[str, SubTaskTemplate] = {}
+INTERACTIVE_TEMPLATES: dict[str, SubTaskTemplate] = {}
+"""Templates that need the user or react to events: task files name them, the generator never draws them."""
 
 
 def register(template: SubTaskTemplate) -> SubTaskTemplate:
-    if template.id in TEMPLATES and TEMPLATES[template.id] is not template:
+    """Register a template by id (an interactive one in :data:`INTERACTIVE_TEMPLATES`)."""
+    known = TEMPLATES.get(template.id) or INTERACTIVE_TEMPLATES.get(template.id)
+    if known is not None and known is not template:
         raise ValueError(f"a sub-task template with id {template.id!r} is already registered")
-    TEMPLATES[template.id] = template
+    (INTERACTIVE_TEMPLATES if template.interactive else TEMPLATES)[template.id] = template
     return template
 
 
 def get_template(template_id: str) -> SubTaskTemplate:
     """A registered template by id. The built-in ones register when ``crab_gym.tasks`` is imported."""
     try:
-        return TEMPLATES[template_id]
+        return TEMPLATES.get(template_id) or INTERACTIVE_TEMPLATES[template_id]
     except KeyError:
         raise KeyError(
             f"unknown sub-task template {template_id!r} ({len(TEMPLATES)} registered; "

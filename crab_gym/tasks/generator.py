@@ -99,10 +99,7 @@ def templates_for(platforms: Sequence[str] | None = None) -> list[SubTaskTemplat
     import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
 
     allowed = set(DEVICES if platforms is None else platforms)
-    # interactive templates (they need ask_user or react to events) have their own sets, so v0 and the
-    # generated sets stay what they were
-    return [t for _, t in sorted(TEMPLATES.items())
-            if t.platforms and set(t.platforms) <= allowed and not t.interactive]  # fmt: skip
+    return [t for _, t in sorted(TEMPLATES.items()) if t.platforms and set(t.platforms) <= allowed]
 
 
 def generate_tasks(
