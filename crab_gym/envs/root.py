@@ -64,7 +64,7 @@ def ask_user(env: RootEnv, question: Question) -> ActionResult:
     """
     reply, told = env.user.answer(question) if env.user is not None else (DONT_KNOW, ())
     env.questions.append((question, reply))
-    return ActionResult(output=reply, info={"answer": reply, "told": list(told)})
+    return ActionResult(output=reply, info={"told": list(told)})  # which hidden attributes it told
 
 
 class RootEnv(SubEnv):
