@@ -156,3 +156,18 @@ def test_androidworld_dialect_asks_as_mobileworld_does() -> None:
     finally:
         env.close()
         plain.close()
+
+
+def test_llm_tools_offer_ask_user_and_tell_the_reply() -> None:
+    from crab_gym.wrappers import FunctionCalls
+
+    env = FunctionCalls(gym.make("Crab-Android-v0", tasks=["ask_call_restaurant-0"]))
+    try:
+        assert "ask_user" in [t["function"]["name"] for t in env.tools()]
+        env.reset(seed=0)
+        number = env.unwrapped.task.subtasks[0].attributes["number"]
+        call = {"name": "ask_user", "arguments": {"device": "root", "question": "The restaurant's number?"}}
+        *_, info = env.step(call)
+        assert env.result_text(info) == f"Done. Output: The restaurant's number is {number}."
+    finally:
+        env.close()
