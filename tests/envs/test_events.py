@@ -210,3 +210,15 @@ def test_oracle_solves_the_desktop_and_cross_device_event_tasks() -> None:
     assert len(results) >= 30 and all(r.ok for r in results), [
         (r.task_id, r.problems) for r in results if not r.ok
     ]
+
+
+def test_oracle_solves_a_timed_event_task_in_real_time() -> None:
+    from crab_gym.baselines import OracleAgent
+    from crab_gym.rollout import rollout
+
+    env = gym.make("Crab-Android-v0", tasks=["event_reminder_to_sms-0"], realtime=True, max_steps=20)
+    try:  # its reminder is due at 5 s; the oracle's wait(5) sleeps that long, and the timer thread fires it
+        record = rollout(env, OracleAgent(env), task="event_reminder_to_sms-0", seed=0)
+        assert record.success and not env.unwrapped.events.pending
+    finally:
+        env.close()
