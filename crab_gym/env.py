@@ -6,7 +6,7 @@ import contextlib
 import functools
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -142,11 +142,8 @@ class CrabEnv(gym.Env):
         from crab_gym.tasks import resolve_tasks  # the task library registers its templates on import
 
         self.tasks = resolve_tasks(tasks, set(devices))
-        root = self.subenvs["root"]
-        if isinstance(root, RootEnv) and (
-            ask_user or (ask_user is None and any(t.needs_user for t in self.tasks))
-        ):
-            root.add_ask_user()
+        if ask_user or (ask_user is None and any(t.needs_user for t in self.tasks)):
+            cast(RootEnv, self.subenvs["root"]).add_ask_user()  # make_subenv("root") is a RootEnv
         self.max_steps = max_steps
         self.max_invalid_actions = max_invalid_actions
         self.reward_fn = REWARDS[reward_mode]
