@@ -123,6 +123,7 @@ class Phone:
             self.stack: list[Activity] = [self._new_activity(LAUNCHER, "home")]
             self.stopped: set[str] = set()
             self.shade_open = False
+            self.notifications: list = []  # posted ones (system/notifications.py)
             self.counter = 0
             self.clock_base_ms = db.NOW_MS  # `date` moves the clock (system/date.py)
             self.wall0 = time.monotonic()

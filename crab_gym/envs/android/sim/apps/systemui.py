@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..system import power
+from ..system import notifications, power
 from ..system.clock import status_bar_time
 from ..system.providers import get_setting, put_setting
 from ..ui.theme import palette
@@ -123,7 +123,7 @@ QS_TILES = [  # (label, settings namespace, key, on value, off value, Material i
 
 
 def shade(phone, root: View) -> None:
-    """The pulled-down quick settings panel: one toggle tile per setting."""
+    """The pulled-down quick settings panel: one toggle tile per setting, the notifications under them."""
     c = palette(phone.dark)
     w, s = phone.width, phone.width / 1080
     top, h = phone.status_h, int(900 * s)
@@ -157,6 +157,8 @@ def shade(phone, root: View) -> None:
         tile.bg = c["primary"] if checked else c["surface_container_highest"]
         tile.fg = c["on_primary"] if checked else c["text"]
         panel.add(tile)
+    rows = (len(QS_TILES) + 1) // 2
+    notifications.draw(phone, panel, top + int(80 * s) + rows * (tile_h + int(40 * s)))
 
 
 def global_actions(phone, root: View) -> None:

@@ -13,6 +13,7 @@ from .am import _am
 from .keycodes import KEYCODES
 from .logcat import log
 from .network import cmd_bluetooth, cmd_connectivity, cmd_location, cmd_phone, cmd_wifi
+from .notifications import notification_cmd
 from .pm import _pm
 from .power import unlock
 from .providers import put_setting
@@ -23,6 +24,7 @@ SERVICES = {
     "location": cmd_location,
     "phone": cmd_phone,
     "bluetooth_manager": cmd_bluetooth,
+    "notification": notification_cmd,
 }
 
 PROPS = {
