@@ -193,3 +193,87 @@ def test_oracle_solves_the_desktop_and_cross_device_files(folder: Path) -> None:
             assert record.success, (t["id"], record.termination_reason)
     finally:
         env.close()
+
+
+# ---- the Ubuntu sub-tasks that need no web (issue 24 part 1) -----------------------------------------
+
+PRINT = "5b527839-0e58-426d-bab6-7160200b0d24"
+SUBMIT = "1c3bedc3-ea5a-453c-a15b-223d72ab756d"
+BACKGROUND = "a207ef38-b3b2-4c6c-a1e3-75c38162f5ba"
+COPY_EXT = "217ababc-ccc7-4b9f-af07-c239d92848fe"
+
+UBUNTU = [
+    crab_file(  # vim writes the file that the terminal then prints: the print's setup must not overwrite it
+        "7a1f0c2e-0000-4000-8000-000000000011",
+        "Write a line into /home/crab/poem with vim, then print the file in a terminal.",
+        (VIM, {"file_path": "/home/crab/poem", "content": "Two roads diverged in a wood"}),
+        (PRINT, {"file_path": "/home/crab/poem"}),
+        adjlist="0 1\n1",
+    ),
+    crab_file(
+        "7a1f0c2e-0000-4000-8000-000000000012",
+        'Submit "Rivers run to the sea, yet the sea is never full."',
+        (SUBMIT, {"content": "Rivers run to the sea, yet the sea is never full."}),
+        adjlist="0",
+    ),
+    crab_file(
+        "7a1f0c2e-0000-4000-8000-000000000013",
+        "Set /home/crab/Pictures/lake.jpg as the screen background.",
+        (BACKGROUND, {"photo_path": "/home/crab/Pictures/lake.jpg"}),
+        adjlist="0",
+    ),
+    crab_file(
+        "7a1f0c2e-0000-4000-8000-000000000014",
+        "Copy the png files of /home/crab/Pictures into a new folder /home/crab/png folder.",
+        (
+            COPY_EXT,
+            {
+                "file_extension": "png",
+                "source_dir": "/home/crab/Pictures",
+                "target_dir": "/home/crab/png folder",
+            },
+        ),
+        adjlist="0",
+    ),
+]
+
+
+def test_crab_only_templates_stay_out_of_the_generator() -> None:
+    from crab_gym.tasks.generator import templates_for
+    from crab_gym.tasks.templates.desktop import UNSAMPLED
+
+    assert {CRAB_V0[u].ours for u in (PRINT, SUBMIT, BACKGROUND, COPY_EXT)} <= UNSAMPLED
+    assert not {t.id for t in templates_for()} & UNSAMPLED
+
+
+def test_oracle_solves_the_new_ubuntu_files_and_doing_nothing_does_not(tmp_path: Path) -> None:
+    root = dataset(tmp_path / "dataset", {"ubuntu": UBUNTU})
+    env = gym.make("Crab-v0", tasks=str(root), max_steps=40)
+    try:
+        agent = OracleAgent(env)
+        for t in UBUNTU:
+            env.reset(seed=0, options={"task": t["id"]})
+            graph = env.unwrapped.graph
+            assert graph.completion_ratio == 0.0, (t["id"], graph.node_states())
+            record = rollout(env, agent, task=t["id"], seed=0)
+            assert record.success, (t["id"], record.termination_reason)
+    finally:
+        env.close()
+
+
+@pytest.mark.slow
+def test_oracle_solves_every_loading_file_of_a_real_crab_checkout() -> None:
+    """CRAB's files cannot ship with us (its pip sdist has no dataset): point CRAB_V0_DATASET at a checkout's
+    crab-benchmark-v0/dataset folder."""
+    path = os.environ.get("CRAB_V0_DATASET")
+    if not path:
+        pytest.skip("set CRAB_V0_DATASET to a CRAB checkout's crab-benchmark-v0/dataset to run its files")
+    tasks, lines = import_report(path)
+    print("\n".join(lines[:8]))
+    env = gym.make("Crab-v0", tasks=f"crab-v0:{path}", max_steps=60)
+    try:
+        agent = OracleAgent(env)
+        failed = [t.id for t in tasks if not rollout(env, agent, task=t.id, seed=0).success]
+    finally:
+        env.close()
+    assert not failed, f"the oracle failed {len(failed)} of {len(tasks)} files: {failed}"

@@ -151,3 +151,41 @@ def gsetting_number(state: DesktopState, schema: str, key: str, value: float) ->
         return abs(float(raw) - float(value)) < 1e-9
     except ValueError:
         return False
+
+
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+@evaluator(env=ENV)
+def terminal_shows_file(state: DesktopState, path: str) -> bool:
+    """a terminal in front shows the text of {path}"""
+    content = state.read_text(path)
+    lines = [ln for ln in (content or "").split("\n") if ln.strip()]
+    if not lines or state.active_process() != "xfce4-terminal":
+        return False
+    tail = _squeeze("".join(lines[-3:]))[-200:]  # what a printed file leaves on screen, wraps ignored
+    return any(n.get("role") == "terminal" and tail in _squeeze(n.get("text", "")) for n in state.a11y())
+
+
+@evaluator(env=ENV)
+def background_is(state: DesktopState, path: str) -> bool:
+    """the desktop background (org.gnome.desktop.background picture-uri) is the picture {path}"""
+    from urllib.parse import unquote, urlparse
+
+    uri = urlparse(state.gsetting("org.gnome.desktop.background", "picture-uri").strip("'\""))
+    if uri.scheme != "file" or not uri.path:
+        return False
+    picture = state.read_bytes(path)
+    return picture is not None and state.read_bytes(unquote(uri.path)) == picture
+
+
+@evaluator(env=ENV)
+def files_copied(state: DesktopState, source: str, target: str, extension: str) -> bool:
+    """every .{extension} file of {source} is in {target}, byte for byte"""
+    names = [n for n in state.list_dir(source) if n.endswith("." + extension)]
+    return (
+        bool(names)
+        and state.is_dir(target)
+        and all(state.read_bytes(f"{target}/{n}") == state.read_bytes(f"{source}/{n}") for n in names)
+    )
