@@ -95,7 +95,8 @@ CRAB_V0: dict[str, CrabSubTask] = {
         "terminal_copy_by_extension",
         compare="CRAB wants the same names in both folders; ours the same bytes, extra files allowed"),
     "76de4bdb-c980-4b3a-9bd3-c87db467dffe": CrabSubTask(
-        "Writer: paste the clipboard, save as ODT {file_path}", needs=TEMPLATE),
+        "Writer: paste the clipboard, save as ODT {file_path}", "writer_paste_clipboard",
+        compare="CRAB also wants Writer in front; both read the clipboard at the end, line by line"),
     "0111384f-38ca-41a2-9504-cb1c55002b3c": CrabSubTask(
         "Writer: image 1 above image 2, save ODT {output_path}", needs=TEMPLATE),
     "467f17a6-c42f-4eda-996f-a53385eb3efd": CrabSubTask(

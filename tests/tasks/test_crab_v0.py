@@ -201,6 +201,7 @@ PRINT = "5b527839-0e58-426d-bab6-7160200b0d24"
 SUBMIT = "1c3bedc3-ea5a-453c-a15b-223d72ab756d"
 BACKGROUND = "a207ef38-b3b2-4c6c-a1e3-75c38162f5ba"
 COPY_EXT = "217ababc-ccc7-4b9f-af07-c239d92848fe"
+WRITER_PASTE = "76de4bdb-c980-4b3a-9bd3-c87db467dffe"
 
 UBUNTU = [
     crab_file(  # vim writes the file that the terminal then prints: the print's setup must not overwrite it
@@ -235,6 +236,12 @@ UBUNTU = [
         ),
         adjlist="0",
     ),
+    crab_file(  # the setup puts a text on the clipboard, as CRAB's VM had one
+        "7a1f0c2e-0000-4000-8000-000000000015",
+        "Paste the clipboard into LibreOffice Writer and save it as /home/crab/Documents/pasted.odt.",
+        (WRITER_PASTE, {"file_path": "/home/crab/Documents/pasted.odt"}),
+        adjlist="0",
+    ),
 ]
 
 
@@ -242,7 +249,7 @@ def test_crab_only_templates_stay_out_of_the_generator() -> None:
     from crab_gym.tasks.generator import templates_for
     from crab_gym.tasks.templates.desktop import UNSAMPLED
 
-    assert {CRAB_V0[u].ours for u in (PRINT, SUBMIT, BACKGROUND, COPY_EXT)} <= UNSAMPLED
+    assert {CRAB_V0[u].ours for u in (PRINT, SUBMIT, BACKGROUND, COPY_EXT, WRITER_PASTE)} <= UNSAMPLED
     assert not {t.id for t in templates_for()} & UNSAMPLED
 
 

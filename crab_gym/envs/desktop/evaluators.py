@@ -189,3 +189,11 @@ def files_copied(state: DesktopState, source: str, target: str, extension: str) 
         and state.is_dir(target)
         and all(state.read_bytes(f"{target}/{n}") == state.read_bytes(f"{source}/{n}") for n in names)
     )
+
+
+@evaluator(env=ENV)
+def document_holds_clipboard(state: DesktopState, path: str) -> bool:
+    """the document {path} holds the clipboard's text, line after line"""
+    clip = [ln.strip() for ln in state.clipboard().split("\n") if ln.strip()]
+    doc = iter(ln for ln in (state.document_text(path) or "").split("\n") if ln.strip())
+    return bool(clip) and all(any(c in d for d in doc) for c in clip)

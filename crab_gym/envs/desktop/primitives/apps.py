@@ -15,6 +15,8 @@ APPS: dict[str, tuple[str, ...]] = {
     "calc": ("libreoffice", "--calc", "--norestore"),
     "impress": ("libreoffice", "--impress", "--norestore"),
     "vim": ("xfce4-terminal", "-x", "vim"),
+    # No window: xclip owns the clipboard with a file's text, serving it until another program copies.
+    "clipboard": ("xclip", "-selection", "clipboard", "-i"),
 }
 
 

@@ -19,7 +19,7 @@ from PIL import Image
 from crab_gym.core.tasks import Step, SubTaskTemplate
 from crab_gym.envs import root
 from crab_gym.envs.desktop import evaluators as ev
-from crab_gym.tasks.templates.desktop.common import PLATFORMS, desktop, shell_quote, terminal
+from crab_gym.tasks.templates.desktop.common import PLATFORMS, desktop, save_as, shell_quote, step, terminal
 
 _WORDS = (
     "harbor lantern copper meadow signal orbit maple quartz ember violet tundra canyon willow "
@@ -189,9 +189,42 @@ COPY_BY_EXTENSION = SubTaskTemplate(
     output=lambda file_extension, source_dir, target_dir: target_dir,
 )
 
+
+# ---- Writer: paste the clipboard ----------------------------------------------------------------
+
+
+def _paste_setup(envs: Mapping[str, Any], file_path: str) -> None:
+    desktop(envs).set_clipboard(seeded_text(file_path).strip())
+
+
+WRITER_PASTE = SubTaskTemplate(
+    id="writer_paste_clipboard",
+    description=(
+        "Paste the text on the clipboard into a new LibreOffice Writer document and save it in "
+        "OpenDocument format as {file_path}."
+    ),
+    attributes={"file_path": "path.odt"},
+    evaluator=lambda file_path: [
+        ev.file_exists(path=file_path),
+        ev.document_holds_clipboard(path=file_path),
+    ],
+    setup=_paste_setup,
+    solution=lambda file_path: [
+        step("search_application", name="writer"),
+        step("hotkey", keys=["ctrl", "v"]),
+        *save_as(file_path),
+    ],
+    platforms=PLATFORMS,
+    apps=("writer",),
+    output_type="path",
+    output=lambda file_path: file_path,
+)
+
+
 CRAB_EXTRA: tuple[SubTaskTemplate, ...] = (
     TERMINAL_PRINT_FILE,
     SUBMIT_TEXT,
     SETTINGS_BACKGROUND,
     COPY_BY_EXTENSION,
+    WRITER_PASTE,
 )
