@@ -98,11 +98,14 @@ CRAB_V0: dict[str, CrabSubTask] = {
         "Writer: paste the clipboard, save as ODT {file_path}", "writer_paste_clipboard",
         compare="CRAB also wants Writer in front; both read the clipboard at the end, line by line"),
     "0111384f-38ca-41a2-9504-cb1c55002b3c": CrabSubTask(
-        "Writer: image 1 above image 2, save ODT {output_path}", needs=TEMPLATE),
+        "Writer: image 1 above image 2, save ODT {output_path}", "writer_images_above",
+        compare="both lay the document out and find the pictures; CRAB also wants Writer in front"),
     "467f17a6-c42f-4eda-996f-a53385eb3efd": CrabSubTask(
-        "Impress: image 1 right of image 2, save PDF {output_path}", needs=TEMPLATE),
+        "Impress: image 1 right of image 2, save PDF {output_path}", "impress_images_right_pdf",
+        compare="both find the pictures in the PDF; CRAB also wants Impress in front"),
     "434402f3-647a-4a9a-9d8f-10f5bb6c7cf0": CrabSubTask(
-        "Impress: make an image darker, save to {image_path_after_edit}", needs=TEMPLATE),
+        "Impress: make an image darker, save to {image_path_after_edit}", "impress_image_darker",
+        compare="CRAB passes an unchanged copy, wants Impress in front; ours: darker, the same picture"),
     "cc1adae7-bef9-4c8a-865d-00d44486dd69": CrabSubTask(
         "GIMP: make an image brighter, save to {image_path_after_edit}", needs=GIMP),
     "4cf246ea-0a7f-43da-84b6-61d74a2699af": CrabSubTask(

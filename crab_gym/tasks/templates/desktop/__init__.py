@@ -15,7 +15,15 @@ family name), ``color_scheme`` (``"dark"`` or ``"light"``).
 from __future__ import annotations
 
 from crab_gym.core.tasks import SubTaskTemplate, register
-from crab_gym.tasks.templates.desktop import crab_extra, editors, files, office, settings, terminal
+from crab_gym.tasks.templates.desktop import (
+    crab_extra,
+    crab_office,
+    editors,
+    files,
+    office,
+    settings,
+    terminal,
+)
 
 DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     terminal.TERMINAL_CREATE_FOLDER,
@@ -43,8 +51,9 @@ DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     settings.SETTINGS_CLOCK_FORMAT,
     terminal.TERMINAL_DELETE_FILE,
 )
-for _template in DESKTOP_TEMPLATES + crab_extra.CRAB_EXTRA:
+CRAB_ONLY = crab_extra.CRAB_EXTRA + crab_office.CRAB_OFFICE  # for CRAB v0's UUIDs: the generator skips them
+for _template in DESKTOP_TEMPLATES + CRAB_ONLY:
     register(_template)
-UNSAMPLED = frozenset(t.id for t in crab_extra.CRAB_EXTRA)  # for CRAB v0 only: the generator skips them
+UNSAMPLED = frozenset(t.id for t in CRAB_ONLY)
 
 __all__ = ["DESKTOP_TEMPLATES", "UNSAMPLED"]
