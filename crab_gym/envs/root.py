@@ -14,7 +14,7 @@ from crab_gym.core.evaluators import evaluator
 from crab_gym.core.user import DONT_KNOW, SimulatedUser
 from crab_gym.envs.base import ActionResult, SubEnv
 
-Answer = Annotated[str, Field(min_length=1, max_length=256), Typable]
+Answer = Annotated[str, Field(min_length=1, max_length=1024), Typable]  # CRAB submits paragraphs
 Seconds = Annotated[int, Field(ge=1, le=5)]
 Question = Annotated[str, Field(min_length=1, max_length=512), Typable]
 

@@ -154,5 +154,13 @@ class DesktopState:
         return str(self._s.agent_client().call("clipboard"))
 
     @cached_read
+    def rendered_pdf(self, path: str) -> bytes | None:
+        """An office document at ``path`` as LibreOffice lays it out, as PDF (rendered in the session)."""
+        import base64
+
+        data = self._s.agent_client().call("render_pdf", path=str(self._s.resolve(path)))
+        return None if data is None else base64.b64decode(data)
+
+    @cached_read
     def gsetting(self, schema: str, key: str) -> str:
         return str(self._s.agent_client().call("gsettings_get", schema=schema, key=key))

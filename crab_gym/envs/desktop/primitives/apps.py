@@ -21,6 +21,8 @@ APPS: dict[str, tuple[str, ...]] = {
         "chromium", "--no-first-run", "--no-default-browser-check", "--password-store=basic",
         "--force-renderer-accessibility", "--disable-background-networking",
     ),
+    # No window: xclip owns the clipboard with a file's text, serving it until another program copies.
+    "clipboard": ("xclip", "-selection", "clipboard", "-i"),
 }  # fmt: skip
 
 
