@@ -28,7 +28,7 @@ def marked():
 
 
 def test_covers_every_template():
-    """Every template the generator samples (the CRAB-v0-only ones are solved in tests/tasks/test_crab_v0*)."""
+    """Every template the generator samples (CRAB-v0-only ones are solved in tests/tasks/test_crab_v0*)."""
     from crab_gym.tasks.generator import templates_for
 
     ids = {t.subtasks[0].template.id for t in load_tasks("v0") if t.id in FIRST_OF_EACH}
