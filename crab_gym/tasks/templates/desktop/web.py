@@ -88,15 +88,20 @@ def firefox_to(url: str) -> list[Step]:
     ]
 
 
-def _image_solution(keyword: str) -> list[Step]:
-    image = WebWorld(0).images(keyword)[0]
+def search_then_copy(search: str, found: str) -> list[Step]:
+    """Firefox on the results page ``search``, then on ``found`` (a result), whose address it copies."""
     return [
-        *firefox_to(f"https://www.google.com/search?q={quote_plus(keyword)}&tbm=isch"),
+        *firefox_to(search),
         step("hotkey", keys=["ctrl", "l"]),
-        step("write_text", text=image.url + "\n"),  # the image opened; its address is the image's URL
+        step("write_text", text=found + "\n"),
         step("hotkey", keys=["ctrl", "l"]),
         step("hotkey", keys=["ctrl", "c"]),
     ]
+
+
+def _image_solution(keyword: str) -> list[Step]:
+    image = WebWorld(0).images(keyword)[0]  # opened, its address is the image's URL
+    return search_then_copy(f"https://www.google.com/search?q={quote_plus(keyword)}&tbm=isch", image.url)
 
 
 WEB_IMAGE_SEARCH = SubTaskTemplate(
@@ -148,13 +153,7 @@ WEB_DOCS_EXAMPLE = SubTaskTemplate(
 
 def _repo_solution(keyword: str) -> list[Step]:
     repo = WebWorld(0).code.search(keyword)[0]
-    return [
-        *firefox_to(f"https://github.com/search?q={quote_plus(keyword)}"),
-        step("hotkey", keys=["ctrl", "l"]),
-        step("write_text", text=repo.url + "\n"),
-        step("hotkey", keys=["ctrl", "l"]),
-        step("hotkey", keys=["ctrl", "c"]),
-    ]
+    return search_then_copy(f"https://github.com/search?q={quote_plus(keyword)}", repo.url)
 
 
 WEB_FIND_REPO = SubTaskTemplate(
