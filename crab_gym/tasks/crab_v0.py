@@ -275,10 +275,10 @@ def _via_clipboard(entries: list[Any], edges: list[tuple[int, int]]) -> list[Any
         name, value = crab.via_clipboard
         typ = get_template(crab.ours).attributes[name] if crab.ours else None
         for u, w in edges:
-            src = entries[u] if w == v and 0 <= u < len(entries) else None
-            src_crab = CRAB_V0.get(str(src.get("task"))) if isinstance(src, Mapping) else None
-            fed = _our_output(src) if src_crab and src_crab.ours else None
-            if fed is not None and get_template(str(src_crab and src_crab.ours)).output_type == typ:
+            if w != v or not 0 <= u < len(entries):
+                continue
+            fed = _our_output(entries[u])
+            if fed is not None and crab_template(str(entries[u]["task"])).output_type == typ:
                 value = fed
                 break
         out[v] = {**dst, "attribute": {**dst.get("attribute", {}), name: value}}
