@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from .apidocs import PAGES, DocPage, doc_page
 from .encyclopedia import Country, Encyclopedia
@@ -73,5 +73,5 @@ class WebWorld:
             return None
         if parts.hostname == IMAGE_HOST:
             found = re.fullmatch(r"/images/([^/]+)\.png", parts.path)
-            return image_png(self.seed, parts.path) if found else None
+            return image_png(self.seed, unquote(parts.path)) if found else None
         return file_bytes(url) if parts.hostname in DOWNLOAD_HOSTS else None
