@@ -35,7 +35,6 @@ from crab_gym.core.tasks import (
 
 __all__ = ["CRAB_V0", "CrabSubTask", "crab_template", "import_report", "is_crab_dataset", "load_crab"]
 
-WEB = "a web browser and the offline web (issue 24 part 2)"
 MAPS = "the Google Maps app and offline maps (issue 24 part 2)"
 DRIVE = "the Google Drive app (issue 24 part 2)"
 VSCODE = "VS Code or the closest real editor (issue 24 part 2)"
@@ -55,6 +54,9 @@ class CrabSubTask:
     needs: str = ""
     # (our attribute, its value when CRAB's output is null): CRAB's `output` field read as setup data
     output_as: tuple[str, Any] | tuple[()] = ()
+    # (our attribute, its value without a predecessor): what CRAB passes on the clipboard, not in the file;
+    # a predecessor's output of that attribute's type fills it (:func:`_prepare`), so the setup is skipped
+    via_clipboard: tuple[str, Any] | tuple[()] = ()
 
 
 _A = "a3d11574-2acf-4b26-a569-a5dbc9d548a"  # the prefix CRAB's Android UUIDs share
@@ -117,7 +119,7 @@ CRAB_V0: dict[str, CrabSubTask] = {
         {"file_path": "path", "content": "text"},
         compare="CRAB also wants the terminal in front and vim seen open then closed; ours reads the file"),
     "5b527839-0e58-426d-bab6-7160200b0d24": CrabSubTask(
-        "terminal: print {file_path} (output: its text)", "terminal_print_file",
+        "terminal: print {file_path} (output: its text)", "terminal_print_file", output_as=("text", ""),
         compare="CRAB wants `cat file_path` typed; ours the file's text shown in the terminal in front"),
     "1c3bedc3-ea5a-453c-a15b-223d72ab756d": CrabSubTask(
         "submit {content} (CRAB's submit action)", "submit_text",
@@ -151,9 +153,13 @@ CRAB_V0: dict[str, CrabSubTask] = {
         "download {url} to {file_path}", "web_download", {"file_path": "path"},
         compare="same check: the file holds the URL's bytes (CRAB hashes both), served by the offline web"),
     "a313ea4d-e501-4971-b4fe-db2aad19acsd": CrabSubTask(
-        "download the URL on the clipboard to {file_path}", needs=WEB),
+        "download the URL on the clipboard to {file_path}", "web_download_clipboard", {"file_path": "path"},
+        via_clipboard=("url", "https://files.example.org/crab/report.pdf"),
+        compare="same check: the file holds what the clipboard's URL serves (CRAB hashes a fresh download)"),
     "017102b6-d2c3-466b-96f7-37c8bcddc41a": CrabSubTask(
-        "Firefox: image search {keyword}, copy an image URL", needs=WEB),
+        "Firefox: image search {keyword}, copy an image URL", "web_image_search",
+        compare="stricter: ours wants the URL of an image result for {keyword}, CRAB any URL; CRAB also "
+        "wants {keyword} typed"),
     "bcd03c9f-62c9-4001-8d86-78358c59ce22": CrabSubTask(
         "Firefox: find a GitHub repository about {keyword}, copy its URL", "web_find_repo",
         compare="CRAB wants the keyword in the URL and GitHub's search in front; ours a repo about it"),
@@ -183,7 +189,9 @@ class _CrabSubTask(SubTask):
     def to_json(self) -> dict[str, Any]:
         """CRAB's shape: the fact CRAB's output field gave goes back there, not among the attributes."""
         out = super().to_json()
-        out["attribute"] = {k: v for k, v in out["attribute"].items() if k != OUTPUT}
+        crab = CRAB_V0.get(self.template.id)
+        drop = {OUTPUT, *(crab.via_clipboard[:1] if crab else ())}
+        out["attribute"] = {k: v for k, v in out["attribute"].items() if k not in drop}
         return out
 
 
@@ -241,7 +249,7 @@ def _prepare(obj: Any) -> Any:
     obj = _with_outputs(obj)
     if not isinstance(obj, Mapping) or not isinstance(obj.get("tasks"), list):
         return obj
-    entries = list(obj["tasks"])
+    entries = _via_clipboard(list(obj["tasks"]), _edges(obj.get("adjlist", {})))
     for u, v in _edges(obj.get("adjlist", {})):
         if not (0 <= u < len(entries) and 0 <= v < len(entries)):
             continue
@@ -254,6 +262,27 @@ def _prepare(obj: Any) -> Any:
             continue
         entries[v] = {**dst, "attribute": {k: ours if a == theirs else a for k, a in attrs.items()}}
     return {**obj, "tasks": entries}
+
+
+def _via_clipboard(entries: list[Any], edges: list[tuple[int, int]]) -> list[Any]:
+    """Entries whose sub-task reads a value off the clipboard (:attr:`CrabSubTask.via_clipboard`) hold it
+    as our attribute: the output of a predecessor that gives one of its type, else the stand-in."""
+    out = list(entries)
+    for v, dst in enumerate(entries):
+        crab = CRAB_V0.get(str(dst.get("task"))) if isinstance(dst, Mapping) else None
+        if crab is None or not crab.via_clipboard or not isinstance(dst.get("attribute", {}), Mapping):
+            continue
+        name, value = crab.via_clipboard
+        typ = get_template(crab.ours).attributes[name] if crab.ours else None
+        for u, w in edges:
+            if w != v or not 0 <= u < len(entries):
+                continue
+            fed = _our_output(entries[u])
+            if fed is not None and crab_template(str(entries[u]["task"])).output_type == typ:
+                value = fed
+                break
+        out[v] = {**dst, "attribute": {**dst.get("attribute", {}), name: value}}
+    return out
 
 
 def _home(value: Any) -> Any:

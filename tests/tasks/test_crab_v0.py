@@ -24,7 +24,7 @@ CALL = "955d8773-dd7a-4072-b87c-7e546be7de4e"
 TASKS_ADD = "a3d11574-2acf-4b26-a569-a5dbc9d548af"
 GMAIL = "0090f116-e02b-4562-a20d-b5df38be963a"
 VIM = "0f589bf9-9b26-4581-8b78-2961b115ab49"
-FIREFOX_IMAGE = "017102b6-d2c3-466b-96f7-37c8bcddc41a"
+VSCODE_PASTE = "8491e674-596b-452b-9e0e-58a44d90f947"
 MAPS_POSTCODE = "51b2463c-9904-4a32-81ba-507bfb89d61f"
 
 
@@ -71,10 +71,10 @@ CROSS = crab_file(
     (SMS, {"content": "Dinner at eight", "number": "5550142"}),
     adjlist="0 1\n1",
 )
-WEB = crab_file(
+UNMAPPED = crab_file(  # a sub-task that still needs something (VS Code)
     "7a1f0c2e-0000-4000-8000-000000000006",
-    'Use Firefox to search for an image of "cat" and copy its URL.',
-    (FIREFOX_IMAGE, {"keyword": "cat"}),
+    'Paste the clipboard into VS Code and save it as "/home/crab/Desktop/paste.txt".',
+    (VSCODE_PASTE, {"file_path": "/home/crab/Desktop/paste.txt"}),
     adjlist="0",
 )
 
@@ -130,13 +130,13 @@ def test_adjlist_text_comments_and_errors(tmp_path: Path) -> None:
         load_tasks(str(path))
 
 
-def test_web_uuid_is_a_one_line_error_naming_file_uuid_and_need(tmp_path: Path) -> None:
-    root = dataset(tmp_path / "dataset", {"ubuntu": [WEB]})
+def test_unmapped_uuid_is_a_one_line_error_naming_file_uuid_and_need(tmp_path: Path) -> None:
+    root = dataset(tmp_path / "dataset", {"ubuntu": [UNMAPPED]})
     with pytest.raises(TaskFileError) as e:
         load_tasks(str(root))
     msg = str(e.value)
-    assert "\n" not in msg and f"{WEB['id']}.json" in msg and FIREFOX_IMAGE in msg
-    assert "needs a web browser" in msg and "issue 24 part 2" in msg
+    assert "\n" not in msg and f"{UNMAPPED['id']}.json" in msg and VSCODE_PASTE in msg
+    assert "needs VS Code or the closest real editor" in msg and "issue 24 part 2" in msg
 
 
 def test_malformed_file_is_a_one_line_error_naming_file_and_field(tmp_path: Path) -> None:
@@ -149,16 +149,16 @@ def test_malformed_file_is_a_one_line_error_naming_file_and_field(tmp_path: Path
 
 def test_import_report_counts_what_loads_and_what_each_file_needs(folder: Path) -> None:
     maps = crab_file("m", "d", (MAPS_POSTCODE, {"number": "63002", "country": "South Korea"}), adjlist="0")
-    dataset(folder, {"ubuntu": [WEB], "android": [maps]})
+    dataset(folder, {"ubuntu": [UNMAPPED], "android": [maps]})
     tasks, lines = import_report(folder)
     assert len(tasks) == 5
     assert lines[0] == "5 of 7 CRAB task files load and run today (3 android, 1 cross-device, 1 ubuntu)"
     assert any(line.startswith("android/m.json: needs the Google Maps app") for line in lines)
-    assert any(line.startswith(f"ubuntu/{WEB['id']}.json: needs a web browser") for line in lines)
+    assert any(line.startswith(f"ubuntu/{UNMAPPED['id']}.json: needs VS Code") for line in lines)
 
 
 def test_cli_import_crab(folder: Path) -> None:
-    dataset(folder, {"ubuntu": [WEB]})
+    dataset(folder, {"ubuntu": [UNMAPPED]})
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     out = subprocess.run(
         [sys.executable, "-m", "crab_gym.cli", "tasks", "import-crab", str(folder)],
@@ -168,7 +168,7 @@ def test_cli_import_crab(folder: Path) -> None:
         check=True,
     ).stdout
     assert out.startswith("5 of 6 CRAB task files load and run today (3 android, 1 cross-device, 1 ubuntu)")
-    assert "1  a web browser and the offline web (issue 24 part 2)" in out
+    assert "1  VS Code or the closest real editor (issue 24 part 2)" in out
 
 
 def test_oracle_solves_the_phone_files(folder: Path) -> None:
@@ -353,3 +353,35 @@ def test_oracle_solves_every_loading_file_of_a_real_crab_checkout() -> None:
     finally:
         env.close()
     assert not failed, f"the oracle failed {len(failed)} of {len(tasks)} files: {failed}"
+
+
+# ---- CRAB's output of the terminal print: the file's text, which a later sub-task uses --------------------
+
+PRINTED = "Pick up the keys from Ines at noon"
+PRINT_THEN_MAIL = crab_file(
+    "7a1f0c2e-0000-4000-8000-000000000019",
+    "Print ~/Desktop/keys.txt in a terminal on Ubuntu, then mail its text to ines@example.com on the phone.",
+    (PRINT, {"file_path": "~/Desktop/keys.txt"}),
+    (GMAIL, {"content": PRINTED, "mail": "ines@example.com"}),
+    adjlist="0 1\n1",
+)
+PRINT_THEN_MAIL["tasks"][0]["output"] = PRINTED
+
+
+def test_print_output_is_the_files_text_and_the_chain_keeps_it(tmp_path: Path) -> None:
+    """CRAB's output of the print fills our hidden text: the setup writes it, the successor keeps CRAB's
+    value, to_json writes it back into output. The oracle solves the file; before it acts it is not done."""
+    root = dataset(tmp_path / "dataset", {"cross": [PRINT_THEN_MAIL]})
+    (task,) = load_tasks(str(root))
+    printed, mail = task.subtasks
+    assert printed.output() == PRINTED and PRINTED not in printed.instruction
+    assert mail.attributes["content"] == PRINTED
+    out = task.to_json()["tasks"][0]
+    assert out["output"] == PRINTED and "text" not in out["attribute"]
+    env = _solve_each(root, [PRINT_THEN_MAIL])
+    try:
+        env.reset(seed=0, options={"task": PRINT_THEN_MAIL["id"]})
+        text = env.unwrapped.subenvs["ubuntu"].state().read_text("~/Desktop/keys.txt")
+        assert text == PRINTED + "\n"
+    finally:
+        env.close()

@@ -18,13 +18,17 @@ from crab_gym.tasks import load_tasks
 from crab_gym.web.content.files import file_bytes
 
 URL = "https://raw.githubusercontent.com/camel-ai/camel/master/README.md"
+IMAGE_SEARCH = "017102b6-d2c3-466b-96f7-37c8bcddc41a"
+CLIPBOARD_DOWNLOAD = "a313ea4d-e501-4971-b4fe-db2aad19acsd"
 
 
-def crab_file(n: int, uuid: str, attrs: dict[str, Any]) -> dict[str, Any]:
+def crab_file(n: int, uuid: str, attrs: dict[str, Any], *then: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    """A CRAB task file: the sub-task, then any that follow it in a chain."""
+    subs = [(uuid, attrs), *then]
     return {
         "description": f"a CRAB-shaped task file {n}",
-        "tasks": [{"task": uuid, "attribute": attrs, "output": None}],
-        "adjlist": "0",
+        "tasks": [{"task": u, "attribute": a, "output": None} for u, a in subs],
+        "adjlist": "".join(f"{i} {i + 1}\n" for i in range(len(subs) - 1)) + str(len(subs) - 1),
         "id": f"7a1f0c2e-0000-4000-8000-0000000000d{n}",
     }
 
@@ -45,7 +49,28 @@ FILES = [
         "1cd6519a-9ee0-442b-ba5a-9238aeb00ff6",
         {"country": "Iceland", "file_path": "/home/crab/country.ods"},
     ),
+    crab_file(6, IMAGE_SEARCH, {"keyword": "Lake Bled"}),
+    # the image search's URL is on the clipboard when the download starts: the download's setup is skipped
+    crab_file(
+        7,
+        IMAGE_SEARCH,
+        {"keyword": "northern lights"},
+        (CLIPBOARD_DOWNLOAD, {"file_path": "/home/crab/Downloads/aurora.png"}),
+    ),
+    # alone, its setup puts a download URL on the clipboard
+    crab_file(8, CLIPBOARD_DOWNLOAD, {"file_path": "/home/crab/Documents/report.pdf"}),
 ]
+NAMES = [
+    "download",
+    "docs_example",
+    "find_repo",
+    "maps_share",
+    "country_to_calc",
+    "image_search",
+    "image_then_download",
+    "clipboard_download",
+]
+FAST = {"download", "clipboard_download"}  # a terminal only; the Firefox solutions take 9-15 s each
 
 
 @pytest.fixture(scope="module")
@@ -83,16 +108,11 @@ def env(folder: Path):
     e.close()
 
 
-# The download runs in the default tier; the four Firefox solutions (9-15 s each) in the slow one.
 @pytest.mark.parametrize(
     "task",
     [
-        pytest.param(f, id=name, marks=[pytest.mark.slow] if i else [])
-        for i, (f, name) in enumerate(
-            zip(
-                FILES, ["download", "docs_example", "find_repo", "maps_share", "country_to_calc"], strict=True
-            )
-        )
+        pytest.param(f, id=name, marks=[] if name in FAST else [pytest.mark.slow])
+        for f, name in zip(FILES, NAMES, strict=True)
     ],
 )
 def test_oracle_solves_and_doing_nothing_does_not(env, task: dict[str, Any]) -> None:
@@ -101,3 +121,43 @@ def test_oracle_solves_and_doing_nothing_does_not(env, task: dict[str, Any]) -> 
     assert info["success"] is False
     record = rollout(env, OracleAgent(env), task=task["id"], seed=0)
     assert record.success, record.termination_reason
+
+
+def test_clipboard_download_files_load_with_the_url_they_read(folder: Path) -> None:
+    """Alone, the download reads the stand-in URL its setup copies; after the image search, that search's
+    URL (so its setup is skipped). CRAB's shape is written back, without our attribute."""
+    from crab_gym.web.content.world import WebWorld
+
+    tasks = {t.id: t for t in load_tasks(str(folder))}
+    chain, alone = tasks[FILES[6]["id"]], tasks[FILES[7]["id"]]
+    assert chain.subtasks[1].attributes["url"] == WebWorld(0).images("northern lights")[0].url
+    assert chain.fed_inputs(1) == {"url"} and not alone.fed_inputs(0)
+    assert alone.subtasks[0].attributes["url"].startswith("https://files.example.org/")
+    assert "url" not in alone.subtasks[0].instruction and "clipboard" in alone.subtasks[0].instruction
+    assert chain.to_json()["tasks"][1]["attribute"] == {"file_path": "~/Downloads/aurora.png"}
+
+
+def test_wrong_clipboard_or_download_fails(env) -> None:
+    """The checks read the session: a URL of another keyword's image, or a file of another URL, fail."""
+    from crab_gym.envs.desktop import evaluators as ev
+    from crab_gym.web.content.world import WebWorld
+
+    env.reset(seed=0, options={"task": FILES[7]["id"]})
+    desk = env.unwrapped.subenvs["ubuntu"]
+    world = WebWorld(0)
+    path = "~/Documents/report.pdf"
+
+    def holds(check: Any) -> bool:
+        desk.invalidate_state()
+        return bool(check.evaluate({"ubuntu": desk.state()}))
+
+    url = desk.state().clipboard().strip()
+    assert world.download(url) is not None
+    desk.write_file(path, world.download(url.replace("report", "other")) or b"")
+    assert not holds(ev.file_is_clipboard_download(path=path))
+    desk.write_file(path, world.download(url) or b"")
+    assert holds(ev.file_is_clipboard_download(path=path))
+    desk.set_clipboard(world.images("tokyo")[0].url)
+    assert holds(ev.clipboard_image_of(keyword="Tokyo")) and not holds(ev.clipboard_image_of(keyword="lake"))
+    desk.set_clipboard("https://github.com/search?q=lake")
+    assert not holds(ev.clipboard_image_of(keyword="lake"))

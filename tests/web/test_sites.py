@@ -130,3 +130,21 @@ def test_seed_changes_the_world_without_a_restart(web):
 def test_search_suggestions_name_the_worlds_pages(web):
     status, headers, body = fetch(web, "www.google.com", "/complete/search?client=firefox&q=jap")
     assert status == 200 and json.loads(body) == ["jap", ["Japan"]]
+
+
+def test_what_the_web_serves_at_a_file_url_is_what_the_world_says(web):
+    """Percent-escapes and a query (CRAB's KAUST banner URL) and the image host: the world's download() is
+    the served bytes; a page is no file."""
+    path = "/sites/default/files/2023-04/Web%20banner.jpg?itok=d1TvGUKY"
+    _, _, data = fetch(web, "cemse.kaust.edu.sa", path)
+    assert (
+        data
+        == web.world.download("https://cemse.kaust.edu.sa" + path)
+        == web.world.file_bytes("https://cemse.kaust.edu.sa" + path)
+    )
+    assert data != web.world.file_bytes("https://cemse.kaust.edu.sa/sites/default/files/2023-04/Web.jpg")
+    image = web.world.images("red sea")[1]
+    _, _, png = fetch(web, "encrypted-tbn0.gstatic.com", image.path)
+    assert png == web.world.download(image.url) and png.startswith(b"\x89PNG")
+    assert web.world.download("https://github.com/search?q=x") is None
+    assert web.world.download("ftp://files.example.org/a.txt") is None

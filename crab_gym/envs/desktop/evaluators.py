@@ -163,6 +163,21 @@ def file_is_download(state: DesktopState, path: str, url: str) -> bool:
     return state.read_bytes(path) == file_bytes(url)
 
 
+@evaluator(env=ENV)
+def file_is_clipboard_download(state: DesktopState, path: str) -> bool:
+    """the file {path} holds exactly what the offline web serves at the URL on the clipboard"""
+    world, data = state.web(), state.read_bytes(path)
+    served = world.download(state.clipboard()) if world is not None else None
+    return served is not None and data == served
+
+
+@evaluator(env=ENV)
+def clipboard_image_of(state: DesktopState, keyword: str) -> bool:
+    """the clipboard holds the URL of an image result for {keyword!r}"""
+    world, text = state.web(), state.clipboard().strip()
+    return world is not None and any(text == r.url for r in world.images(keyword))
+
+
 REPO_URL = re.compile(r"https://github\.com/([\w.-]+)/([\w.-]+)/?")
 
 

@@ -8,7 +8,7 @@ import io
 import random
 import zipfile
 from functools import lru_cache
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from .images import image_png
 
@@ -35,14 +35,16 @@ def content_type(path: str) -> str:
 
 @lru_cache(maxsize=256)
 def file_bytes(url: str) -> bytes:
-    """The bytes a download of ``url`` gives (host and path; query ignored), the same every time."""
+    """The bytes a download of ``url`` gives (host and path, percent-escapes decoded as the server reads
+    them; query ignored), the same every time."""
     parts = urlsplit(url)
-    key = f"{parts.hostname}{parts.path}"
-    kind, rng = content_type(parts.path), random.Random(f"file:{key}")
+    path = unquote(parts.path)
+    key = f"{parts.hostname}{path}"
+    kind, rng = content_type(path), random.Random(f"file:{key}")
     if kind == "image/png":
-        return image_png(0, "/images/" + parts.path.rsplit("/", 1)[-1].rsplit(".", 1)[0] + ".png")
+        return image_png(0, "/images/" + path.rsplit("/", 1)[-1].rsplit(".", 1)[0] + ".png")
     words = ["offline", "web", "file", "seed", "crab", "gym", "download", "page", "data", "note"]
-    text = f"{parts.path.rsplit('/', 1)[-1]}\n\n" + " ".join(rng.choice(words) for _ in range(60)) + "\n"
+    text = f"{path.rsplit('/', 1)[-1]}\n\n" + " ".join(rng.choice(words) for _ in range(60)) + "\n"
     if kind == "application/zip":
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w") as z:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
+from urllib.parse import unquote, urlsplit
 
 from .apidocs import PAGES, DocPage, doc_page
 from .encyclopedia import Country, Encyclopedia
-from .files import file_bytes
-from .images import ImageResult, image_results
+from .files import DOWNLOAD_HOSTS, file_bytes
+from .images import IMAGE_HOST, ImageResult, image_png, image_results
 from .places import Maps, Place, Route
 from .repos import Repo, Repos
 
@@ -62,3 +64,14 @@ class WebWorld:
     def file_bytes(self, url: str) -> bytes:
         """What downloading ``url`` from a download host gives (the URL alone decides it)."""
         return file_bytes(url)
+
+    def download(self, url: str) -> bytes | None:
+        """What fetching ``url`` gives when it names a file (a picture on the image host, any path of a
+        download host); None for a page or a host the web does not serve."""
+        parts = urlsplit(url.strip())
+        if parts.scheme not in ("http", "https"):
+            return None
+        if parts.hostname == IMAGE_HOST:
+            found = re.fullmatch(r"/images/([^/]+)\.png", parts.path)
+            return image_png(self.seed, unquote(parts.path)) if found else None
+        return file_bytes(url) if parts.hostname in DOWNLOAD_HOSTS else None

@@ -77,8 +77,13 @@ def seeded_file(path: str) -> bytes:
 # ---- terminal: print a file ---------------------------------------------------------------------
 
 
-def _print_setup(envs: Mapping[str, Any], file_path: str) -> None:
-    desktop(envs).write_file(file_path, seeded_text(file_path))
+def _print_text(file_path: str, text: str) -> str:
+    """The file's text: ``text`` (CRAB's output, a successor uses it) or, when empty, drawn from the name."""
+    return text.strip() + "\n" if text.strip() else seeded_text(file_path)
+
+
+def _print_setup(envs: Mapping[str, Any], file_path: str, text: str) -> None:
+    desktop(envs).write_file(file_path, _print_text(file_path, text))
 
 
 TERMINAL_PRINT_FILE = SubTaskTemplate(
@@ -87,16 +92,17 @@ TERMINAL_PRINT_FILE = SubTaskTemplate(
         "Get the content of the file {file_path} by printing it in a terminal (for example with cat); "
         "leave the terminal in front, showing it."
     ),
-    attributes={"file_path": "path"},
-    evaluator=lambda file_path: [ev.terminal_shows_file(path=file_path)],
+    attributes={"file_path": "path", "text": "text"},  # text: what the setup writes (see _print_text)
+    evaluator=lambda file_path, text: [ev.terminal_shows_file(path=file_path)],
     setup=_print_setup,
-    solution=lambda file_path: terminal(f"cat {shell_quote(file_path)}"),
+    solution=lambda file_path, text: terminal(f"cat {shell_quote(file_path)}"),
     platforms=PLATFORMS,
     apps=("terminal",),
     output_type="text",
-    output=lambda file_path: seeded_text(file_path).strip(),
+    output=lambda file_path, text: _print_text(file_path, text).strip(),
     inputs=("file_path",),
     setup_inputs=("file_path",),
+    hidden=("text",),
 )
 
 

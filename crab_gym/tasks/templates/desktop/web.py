@@ -1,5 +1,6 @@
 """Desktop templates on the offline web (crab_gym.web), for CRAB v0's sub-tasks (see crab_gym.tasks.crab_v0):
-a download, an API docs example, a code repository, a place's share link and a country's facts into Calc. The
+a download (of a URL, or of the URL on the clipboard), an image search, an API docs example, a code
+repository, a place's share link and a country's facts into Calc. The
 generator does not sample them (:data:`UNSAMPLED`): the fixed benchmark v0 is built from the other templates.
 
 Solutions that need an answer from the web's content (a repository's URL) read the world of seed 0, the one a
@@ -9,20 +10,38 @@ session serves unless told otherwise; the checks read the world the session serv
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import quote, quote_plus
 
 from crab_gym.core.tasks import Step, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
-from crab_gym.tasks.templates.desktop.common import PLATFORMS, parent, save_as, shell_quote, step, terminal
+from crab_gym.tasks.templates.desktop.common import (
+    PLATFORMS,
+    desktop,
+    parent,
+    save_as,
+    shell_quote,
+    step,
+    terminal,
+)
 from crab_gym.web.content.apidocs import doc_page
 from crab_gym.web.content.world import WebWorld
 
 DOCS_TITLE = "{function} — PyTorch 1.13 documentation"
 
 
-def _download_solution(url: str, path: str) -> list[Step]:
+def _wget(path: str, source: str) -> list[Step]:
+    """A terminal running wget of ``source`` (a shell word) into ``path``, making its folder."""
     folder = f"mkdir -p {shell_quote(parent(path))} && " if "/" in path.removeprefix("~/") else ""
-    return terminal(f"{folder}wget -q -O {shell_quote(path)} {shlex.quote(url)}")
+    return terminal(f"{folder}wget -q -O {shell_quote(path)} {source}")
+
+
+def _download_solution(url: str, path: str) -> list[Step]:
+    return _wget(path, shlex.quote(url))
+
+
+CLIPBOARD_URL = '"$(xclip -o -selection clipboard)"'  # the clipboard's text, in a terminal of the session
 
 
 WEB_DOWNLOAD = SubTaskTemplate(
@@ -38,6 +57,28 @@ WEB_DOWNLOAD = SubTaskTemplate(
 )
 
 
+def _clipboard_download_setup(envs: Mapping[str, Any], url: str, path: str) -> None:
+    desktop(envs).set_clipboard(url)
+
+
+WEB_DOWNLOAD_CLIPBOARD = SubTaskTemplate(
+    id="web_download_clipboard",
+    description="Download the file at the URL on the clipboard and save it as {path}.",
+    # url: what the setup puts on the clipboard; a predecessor that copies a URL feeds it instead
+    attributes={"path": "path", "url": "url"},
+    evaluator=lambda path, url: [ev.file_exists(path=path), ev.file_is_clipboard_download(path=path)],
+    setup=_clipboard_download_setup,
+    solution=lambda path, url: _wget(path, CLIPBOARD_URL),
+    platforms=PLATFORMS,
+    apps=("terminal",),
+    output_type="path",
+    output=lambda path, url: path,
+    inputs=("url",),
+    setup_inputs=("url",),
+    hidden=("url",),
+)
+
+
 def firefox_to(url: str) -> list[Step]:
     """Open Firefox from the launcher and go to ``url`` (typed into the address bar)."""
     return [
@@ -45,6 +86,41 @@ def firefox_to(url: str) -> list[Step]:
         step("hotkey", keys=["ctrl", "l"]),
         step("write_text", text=url + "\n"),
     ]
+
+
+def search_then_copy(search: str, found: str) -> list[Step]:
+    """Firefox on the results page ``search``, then on ``found`` (a result), whose address it copies."""
+    return [
+        *firefox_to(search),
+        step("hotkey", keys=["ctrl", "l"]),
+        step("write_text", text=found + "\n"),
+        step("hotkey", keys=["ctrl", "l"]),
+        step("hotkey", keys=["ctrl", "c"]),
+    ]
+
+
+def _image_solution(keyword: str) -> list[Step]:
+    image = WebWorld(0).images(keyword)[0]  # opened, its address is the image's URL
+    return search_then_copy(f"https://www.google.com/search?q={quote_plus(keyword)}&tbm=isch", image.url)
+
+
+WEB_IMAGE_SEARCH = SubTaskTemplate(
+    id="web_image_search",
+    description=(
+        "Use Firefox to search for an image with the keyword {keyword} and copy the URL of the image to the "
+        "clipboard."
+    ),
+    attributes={"keyword": "word"},
+    evaluator=lambda keyword: [
+        ev.window_active(title_contains="Google Images"),
+        ev.clipboard_image_of(keyword=keyword),
+    ],
+    solution=_image_solution,
+    platforms=PLATFORMS,
+    apps=("firefox",),
+    output_type="url",  # the URL the scripted solution copies (a successor downloads it)
+    output=lambda keyword: WebWorld(0).images(keyword)[0].url,
+)
 
 
 def _code_lines(function: str) -> list[str]:
@@ -77,13 +153,7 @@ WEB_DOCS_EXAMPLE = SubTaskTemplate(
 
 def _repo_solution(keyword: str) -> list[Step]:
     repo = WebWorld(0).code.search(keyword)[0]
-    return [
-        *firefox_to(f"https://github.com/search?q={quote_plus(keyword)}"),
-        step("hotkey", keys=["ctrl", "l"]),
-        step("write_text", text=repo.url + "\n"),
-        step("hotkey", keys=["ctrl", "l"]),
-        step("hotkey", keys=["ctrl", "c"]),
-    ]
+    return search_then_copy(f"https://github.com/search?q={quote_plus(keyword)}", repo.url)
 
 
 WEB_FIND_REPO = SubTaskTemplate(
@@ -163,6 +233,8 @@ WEB_COUNTRY_TO_CALC = SubTaskTemplate(
 
 WEB_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     WEB_DOWNLOAD,
+    WEB_DOWNLOAD_CLIPBOARD,
+    WEB_IMAGE_SEARCH,
     WEB_DOCS_EXAMPLE,
     WEB_FIND_REPO,
     WEB_MAPS_SHARE,
