@@ -85,6 +85,14 @@ class RootEnv(SubEnv):
     def invalidate_state(self) -> None:
         self._state = None
 
+    def save_state(self) -> tuple[str | None, bool]:
+        """The answer given and whether the task was declared complete."""
+        return self.answer, self.completed
+
+    def load_state(self, state: tuple[str | None, bool]) -> None:
+        self.answer, self.completed = state
+        self._state = None
+
     def close(self) -> None:
         pass
 

@@ -13,9 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
+from . import state
 from .apps import APPS, LAUNCHER, systemui
 from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401  (their commands register on import)
 from .shell.interpreter import Shell
+from .state import PhoneState
 from .storage import db
 from .storage.fs import Sandbox, Snapshot
 from .storage.readers import Readers
@@ -114,6 +116,14 @@ class Phone:
             alarms.rewind(self)
             self.awake, self.locked = True, False  # the power key and the keyguard (system/power.py)
             self.invalidate()
+
+    def save_state(self) -> PhoneState:
+        """The whole state now, as plain values (see sim/state.py)."""
+        return state.capture(self)
+
+    def load_state(self, saved: PhoneState) -> None:
+        """Back to a state :meth:`save_state` gave (of a phone of the same size)."""
+        state.restore(self, saved)
 
     def close(self) -> None:
         self.readers.clear()

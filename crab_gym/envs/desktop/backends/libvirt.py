@@ -18,7 +18,9 @@ import os
 import shutil
 import threading
 import time
+import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -29,6 +31,7 @@ from crab_gym.envs.desktop.primitives.apps import app_argv
 from crab_gym.envs.desktop.primitives.files import resolve
 from crab_gym.envs.desktop.primitives.procs import Process
 from crab_gym.envs.slot_lock import SlotLock
+from crab_gym.envs.state import StateError, state_class
 from crab_gym.vm.connection import DEFAULT_URI, VMError, import_libvirt, open_connection
 from crab_gym.vm.display import VMDisplay
 from crab_gym.vm.domain import (
@@ -36,8 +39,10 @@ from crab_gym.vm.domain import (
     POOL,
     SNAPSHOT,
     has_snapshot,
+    hmp,
     load_snapshot,
     metadata,
+    save_snapshot,
     storage_pool,
 )
 from crab_gym.vm.probe_client import ProbeClient
@@ -45,6 +50,16 @@ from crab_gym.vm.recipe import GUEST_HOME
 
 MAX_WORKERS = 32
 TCG_SLOWDOWN = float(os.environ.get("CRAB_GYM_VM_SLOWDOWN", "5"))  # how much longer waits are under TCG
+KEEP_STATES = 8  # internal snapshots save_state keeps per domain (each holds the guest's RAM on disk)
+
+
+@state_class
+@dataclass(frozen=True)
+class VMState:
+    """A saved desktop in a VM: an internal snapshot of this domain, by name."""
+
+    domain_uuid: str
+    snapshot: str
 
 
 class GuestStat:
@@ -117,6 +132,7 @@ class LibvirtSession:
         self._clock_stop = threading.Event()
         self.clock_error = ""
         self.clock_synced_at = 0.0
+        self._states: list[str] = []  # snapshots save_state took, oldest first
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -148,6 +164,35 @@ class LibvirtSession:
         still waiting for the agent when the next reset comes is stopped (that load needs its own); one that
         failed is reported by the next reset.
         """
+        self._load(SNAPSHOT)
+
+    def save_state(self) -> VMState:
+        """``savevm`` of the running machine under a new name; the oldest of more than KEEP_STATES such
+        snapshots is deleted (a state whose snapshot is gone cannot be loaded again)."""
+        if self.dom is None:
+            raise DeviceError("the VM session is not started")
+        name = f"crab-state-{uuid.uuid4().hex[:12]}"
+        try:
+            save_snapshot(self.dom, name)
+            self._states.append(name)
+            while len(self._states) > KEEP_STATES:
+                hmp(self.dom, f"delvm {self._states.pop(0)}")
+        except (VMError, self.libvirt.libvirtError) as e:
+            raise DeviceError(f"saving the state of {self.name} failed: {e}") from e
+        return VMState(self.dom.UUIDString(), name)
+
+    def load_state(self, state: VMState) -> None:
+        """``loadvm`` of a snapshot :meth:`save_state` took in this domain, then what a reset does next."""
+        if self.dom is None:
+            raise DeviceError("the VM session is not started")
+        if not isinstance(state, VMState):
+            raise StateError(f"not a VM state ({type(state).__name__})")
+        if state.domain_uuid != self.dom.UUIDString() or state.snapshot not in self._states:
+            raise StateError(f"the VM state {state.snapshot} is not one this desktop ({self.name}) keeps")
+        self._load(state.snapshot)
+
+    def _load(self, snapshot: str) -> None:
+        """Load a snapshot in place, check the probe answers, and resync the guest clock (see reset)."""
         if self.dom is None or self.probe is None or self.x is None:
             raise DeviceError("the VM session is not started")
         self.wait_clock(stop=True)
@@ -156,7 +201,7 @@ class LibvirtSession:
             if not self.dom.isActive():
                 self.dom.createWithFlags(self.libvirt.VIR_DOMAIN_START_PAUSED)
                 self._started_here = True
-            load_snapshot(self.dom, SNAPSHOT)
+            load_snapshot(self.dom, snapshot)
             if self.dom.state()[0] == self.libvirt.VIR_DOMAIN_PAUSED:
                 self.dom.resume()
             # A channel stream opened before the load can stop taking data (a send then blocks in libvirt,
