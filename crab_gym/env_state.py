@@ -12,14 +12,36 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+import numpy as np
+from gymnasium.envs.registration import EnvSpec
+
+from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.tasks import Task
-from crab_gym.envs.base import DeviceError
+from crab_gym.envs.base import DeviceError, SubEnv
 from crab_gym.envs.state import Replay, RestoreError, StateError, Stateful, StateUnsupported, state_class
 
-if TYPE_CHECKING:
-    from crab_gym.env import CrabEnv
+
+class CrabEnv(Protocol):
+    """The parts of a CrabEnv a state is read from and written to (a Protocol: crab_gym.env imports this)."""
+
+    spec: EnvSpec | None
+    subenvs: dict[str, SubEnv]
+    tasks: list[Task]
+    task: Task | None
+    graph: GraphEvaluator | None
+    _np_random: np.random.Generator | None
+    _steps: int
+    _actions: int
+    _invalid: int
+    _done: bool
+
+    @property
+    def np_random(self) -> np.random.Generator: ...
+
+    def _reset_device(self, name: str, seed: int | None) -> None: ...
+
 
 __all__ = ["EnvState", "capture", "restore"]
 
@@ -71,7 +93,7 @@ def capture(env: CrabEnv) -> EnvState:
             raise StateUnsupported(f"{name}: this device cannot save its state")
         devices.append((name, sub.save_state()))
     known = any(t is env.task or t.id == env.task.id for t in env.tasks)
-    rng = env._np_random.bit_generator.state if env._np_random is not None else None
+    rng = dict(env._np_random.bit_generator.state) if env._np_random is not None else None
     return EnvState(
         version=_version(),
         env_id=env.spec.id if env.spec is not None else None,

@@ -80,7 +80,7 @@ class GraphEvaluator:
 
     def set_progress(self, progress: tuple[Sequence[bool], Sequence[str | None]]) -> None:
         """Put back what :meth:`progress` returned, for a graph of the same nodes."""
-        passed, errors = (list(p) for p in progress)
+        passed, errors = list(progress[0]), list(progress[1])
         if len(passed) != self._n or len(errors) != self._n:
             raise ValueError(f"progress of {len(passed)} nodes given to a graph of {self._n}")
         self._passed, self._errors = [bool(p) for p in passed], errors

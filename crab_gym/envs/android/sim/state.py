@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .storage.fs import Snapshot
 from .system import alarms, clock
-from .system.logcat import MAX_ENTRIES, Entry, LogBuffer
+from .system.logcat import MAX_ENTRIES, Entry, LogBuffer, buffer
 
 if TYPE_CHECKING:
     from .phone import Activity, Phone
@@ -70,6 +70,7 @@ def capture(phone: Phone) -> PhoneState:
     with phone.lock:
         from .phone import Activity
 
+        checked_ms, due_ms, due_known = alarms.bookkeeping(phone)
         buf: LogBuffer | None = getattr(phone, "_logcat", None)
         log = None
         if buf is not None:
@@ -89,9 +90,9 @@ def capture(phone: Phone) -> PhoneState:
             counter=phone.counter,
             clock_base_ms=phone.clock_base_ms,
             elapsed_ms=clock.elapsed_ms(phone),
-            checked_ms=phone.checked_ms,
-            due_ms=phone.due_ms,
-            due_known=alarms.due_known(phone),
+            checked_ms=checked_ms,
+            due_ms=due_ms,
+            due_known=due_known,
             log=log,
             built=phone._tree is not None,
         )
@@ -123,13 +124,10 @@ def restore(phone: Phone, s: PhoneState) -> None:
 
 
 def _restore_log(phone: Phone, log: LogState | None) -> None:
-    buf: LogBuffer | None = getattr(phone, "_logcat", None)
     if log is None:
-        if buf is not None:
-            del phone._logcat  # the next use logs the boot lines, as on this phone before the save
+        vars(phone).pop("_logcat", None)  # the next use logs the boot lines, as on this phone before the save
         return
-    if buf is None:
-        buf = phone._logcat = LogBuffer(phone)
+    buf = buffer(phone)
     for name, ring in buf.rings.items():
         ring.clear()
         ring.extend(log.rings.get(name, ()))

@@ -42,9 +42,11 @@ def rewind(phone) -> None:
     phone.alarms_stamp = None
 
 
-def due_known(phone) -> bool:
-    """Whether the kept next due time is up to date with the alarms database (a saved state says so)."""
-    return phone.alarms_stamp is not None and phone.alarms_stamp == _version(phone.alarms_host)
+def bookkeeping(phone) -> tuple[int, int | None, bool]:
+    """What a saved state keeps: up to when alarms were checked, the next due time, and whether that due
+    time is up to date with the alarms database."""
+    known = phone.alarms_stamp is not None and phone.alarms_stamp == _version(phone.alarms_host)
+    return phone.checked_ms, phone.due_ms, known
 
 
 def restored(phone, checked_ms: int, due_ms: int | None, known: bool) -> None:
