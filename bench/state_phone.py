@@ -19,7 +19,7 @@ import time
 
 import gymnasium as gym
 
-import crab_gym  # noqa: F401
+from crab_gym import rollout
 from crab_gym.baselines import OracleAgent
 from crab_gym.tasks import load_tasks
 
@@ -37,14 +37,9 @@ def line(name: str, xs: list[float]) -> str:
 
 
 def episode(env: gym.Env, task_id: str) -> list[tuple]:
-    agent = OracleAgent(env)
-    obs, info = env.reset(seed=0, options={"task": task_id})
-    actions = []
-    while True:
-        actions.append(agent.act(obs, info))
-        obs, _, terminated, truncated, info = env.step(actions[-1])
-        if terminated or truncated:
-            return actions
+    actions: list[tuple] = []
+    rollout(env, OracleAgent(env), task=task_id, seed=0, on_step=lambda t: actions.append(t.action))
+    return actions
 
 
 def run(backend: str, task_ids: list[str], repeats: int) -> dict[str, list[float]]:

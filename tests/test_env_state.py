@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import crab_gym  # noqa: F401
+from crab_gym import rollout
 from crab_gym.baselines import OracleAgent
 from crab_gym.env_state import EnvState
 from crab_gym.envs.state import Replay, RestoreError, StateError, read_state, write_state
@@ -18,7 +18,6 @@ from crab_gym.tasks import load_tasks
 
 V0 = load_tasks("v0")
 ANDROID = [t.id for t in V0 if set(t.platforms) <= {"android", "root"}]
-DESKTOP = [t.id for t in V0 if set(t.platforms) <= {"ubuntu", "root"}]
 CROSS = [t.id for t in V0 if {"ubuntu", "android"} <= set(t.platforms)]
 
 
@@ -31,15 +30,10 @@ def make(env_id: str, **kwargs) -> gym.Env:
 
 def oracle_actions(env: gym.Env, task_id: str) -> list[tuple]:
     """The oracle's actions on ``task_id``, which it solves."""
-    agent = OracleAgent(env)
-    obs, info = env.reset(seed=0, options={"task": task_id})
-    actions = []
-    while True:
-        actions.append(agent.act(obs, info))
-        obs, _, terminated, truncated, info = env.step(actions[-1])
-        if terminated or truncated:
-            assert info["success"], f"the oracle did not solve {task_id}: {info['nodes']}"
-            return actions
+    actions: list[tuple] = []
+    record = rollout(env, OracleAgent(env), task=task_id, seed=0, on_step=lambda t: actions.append(t.action))
+    assert record.success, f"the oracle did not solve {task_id}: {record.termination_reason}"
+    return actions
 
 
 def same(a, b) -> bool:
@@ -106,25 +100,24 @@ def test_every_v0_phone_task_branches(phone_env, task_id):
     check_branches(phone_env, task_id)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("task_id", ["files_rename-0", "terminal_sort_lines-0", "vim_write_file-0"])
-def test_desktop_branches_reproduce(task_id):
-    env = make("Crab-Desktop-v0", tasks="v0")
-    try:
-        check_branches(env, task_id)
-    finally:
-        env.close()
+# Desktop tasks without the GTK file chooser, whose Save button's delay makes a task flaky under load with or
+# without a load (docs/state.md); Crab-v0 saves both devices as one state.
+WITH_DESKTOP = [
+    ("Crab-Desktop-v0", t) for t in ("files_rename-0", "terminal_sort_lines-0", "vim_write_file-0")
+]
+WITH_DESKTOP += [("Crab-v0", t) for t in CROSS[:2]]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task_id", CROSS[:2])
-def test_both_devices_branch_as_one_state(task_id):
-    env = make("Crab-v0", tasks="v0", obs_size={"android": (96, 208)})
+@pytest.mark.parametrize(("env_id", "task_id"), WITH_DESKTOP)
+def test_desktop_branches_reproduce(env_id, task_id):
+    env = make(env_id, tasks="v0", obs_size={"android": (96, 208)} if env_id == "Crab-v0" else None)
     try:
         check_branches(env, task_id)
-        state = env.unwrapped.save_state()
-        kinds = {name: type(s).__name__ for name, s in state.devices}
-        assert kinds == {"ubuntu": "Replay", "android": "PhoneState", "root": "tuple"}
+        kinds = {name: type(s).__name__ for name, s in env.unwrapped.save_state().devices}
+        assert kinds == {"ubuntu": "Replay", "root": "tuple"} | (
+            {"android": "PhoneState"} if "android" in kinds else {}
+        )
     finally:
         env.close()
 
