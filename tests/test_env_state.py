@@ -52,25 +52,47 @@ def future(env: gym.Env, actions: list[tuple]) -> list[tuple]:
     for a in actions:
         obs, reward, terminated, truncated, info = env.step(a)
         out.append((obs, reward, terminated, truncated, {k: v for k, v in info.items() if k != "timings"}))
+        if terminated or truncated:
+            break
     return out
 
 
-def check_branches(env: gym.Env, task_id: str, points: int = 3) -> None:
-    """At ``points`` steps of the oracle's episode: save, play on, load, play on again: the same."""
+def branch(env: gym.Env, task_id: str, actions: list[tuple], k: int) -> str | None:
+    """Save at step ``k``, play on, load, play on again; what differs, if anything."""
+    obs, info = env.reset(seed=0, options={"task": task_id})
+    for a in actions[:k]:
+        obs, *_, info = env.step(a)
+    state = pickle.loads(pickle.dumps(env.unwrapped.save_state()))
+    first = future(env, actions[k:])
+    obs2, info2 = env.unwrapped.load_state(state)
+    if not same(obs2, obs) or info2["nodes"] != info["nodes"] or info2["steps"] != k:
+        return f"{task_id}: the observation or info at step {k} differs after the load"
+    second = future(env, actions[k:])
+    for t, (x, y) in enumerate(zip(first, second, strict=False)):
+        if not same(x, y):
+            return f"{task_id}: step {k + t} differs after a load at step {k}"
+    return (
+        None if len(first) == len(second) else f"{task_id}: the episode ended elsewhere after a load at {k}"
+    )
+
+
+def check_branches(env: gym.Env, task_id: str, points: int = 3, tries: int = 1) -> None:
+    """At ``points`` steps of the oracle's episode: save, play on, load, play on again: the same.
+
+    ``tries`` > 1 for the desktop: on a loaded machine its frames now and then differ between two runs of
+    the same actions from the same reset, with no load involved; a state that is wrong differs every time.
+    """
     actions = oracle_actions(env, task_id)
     n = len(actions)
     for k in sorted({0, n // 2, n - 1}) if points >= 3 else [n // 2]:
-        obs, info = env.reset(seed=0, options={"task": task_id})
-        for a in actions[:k]:
-            obs, *_, info = env.step(a)
-        state = pickle.loads(pickle.dumps(env.unwrapped.save_state()))
-        first = future(env, actions[k:])
-        obs2, info2 = env.unwrapped.load_state(state)
-        assert same(obs2, obs), f"{task_id}: the observation at step {k} differs after the load"
-        assert info2["nodes"] == info["nodes"] and info2["steps"] == k
-        second = future(env, actions[k:])
-        for t, (x, y) in enumerate(zip(first, second, strict=True)):
-            assert same(x, y), f"{task_id}: step {k + t} differs after a load at step {k}"
+        problems = []
+        for _ in range(tries):
+            problem = branch(env, task_id, actions, k)
+            if problem is None:
+                break
+            problems.append(problem)
+        else:
+            raise AssertionError("; ".join(problems))
 
 
 @pytest.fixture(scope="module")
@@ -100,10 +122,11 @@ def test_every_v0_phone_task_branches(phone_env, task_id):
     check_branches(phone_env, task_id)
 
 
-# Desktop tasks without the GTK file chooser, whose Save button's delay makes a task flaky under load with or
-# without a load (docs/state.md); Crab-v0 saves both devices as one state.
+# Keyboard-driven terminal and vim tasks: the GTK file chooser's Save button and Thunar's rename field race
+# the next key on a loaded machine, so those tasks end differently from one run to the next with or without
+# a load (docs/state.md). Crab-v0 saves both devices as one state.
 WITH_DESKTOP = [
-    ("Crab-Desktop-v0", t) for t in ("files_rename-0", "terminal_sort_lines-0", "vim_write_file-0")
+    ("Crab-Desktop-v0", t) for t in ("terminal_create_folder-0", "terminal_sort_lines-0", "vim_write_file-0")
 ]
 WITH_DESKTOP += [("Crab-v0", t) for t in CROSS[:2]]
 
@@ -113,7 +136,7 @@ WITH_DESKTOP += [("Crab-v0", t) for t in CROSS[:2]]
 def test_desktop_branches_reproduce(env_id, task_id):
     env = make(env_id, tasks="v0", obs_size={"android": (96, 208)} if env_id == "Crab-v0" else None)
     try:
-        check_branches(env, task_id)
+        check_branches(env, task_id, tries=2)
         kinds = {name: type(s).__name__ for name, s in env.unwrapped.save_state().devices}
         assert kinds == {"ubuntu": "Replay", "root": "tuple"} | (
             {"android": "PhoneState"} if "android" in kinds else {}
