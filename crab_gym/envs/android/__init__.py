@@ -26,9 +26,9 @@ from crab_gym.envs.android.actions import ACTIONS
 from crab_gym.envs.android.device import Device, SimDevice, quote
 from crab_gym.envs.android.sim import Phone
 from crab_gym.envs.android.sim.phone import Activity
-from crab_gym.envs.android.sim.state import LogState, PhoneState
 from crab_gym.envs.android.sim.storage.fs import Snapshot
 from crab_gym.envs.android.sim.system.logcat import Entry
+from crab_gym.envs.android.sim.system.snapshot import LogState, PhoneState
 from crab_gym.envs.android.state import AndroidState
 from crab_gym.envs.backend_spec import FORMS, BackendSpec, parse_backend
 from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement, clip_box

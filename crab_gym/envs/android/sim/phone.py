@@ -13,18 +13,17 @@ from pathlib import Path
 
 import numpy as np
 
-from . import state
 from .apps import APPS, LAUNCHER, systemui
 from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401  (their commands register on import)
 from .shell.interpreter import Shell
-from .state import PhoneState
 from .storage import db
 from .storage.fs import Sandbox, Snapshot
 from .storage.readers import Readers
-from .system import alarms, am, clock, date, devicecmds, dumpsys, logcat, pm, power, providers  # noqa: F401  (as above)
+from .system import alarms, am, clock, date, devicecmds, dumpsys, logcat, pm, power, providers, snapshot  # noqa: F401  (as above)
 from .system.keycodes import KEYCODES
 from .system.logcat import activity_started
 from .system.providers import get_setting
+from .system.snapshot import PhoneState
 from .ui import render
 from .ui.layout import Screen
 from .ui.view import COLORS, DARK, View, to_xml
@@ -118,12 +117,12 @@ class Phone:
             self.invalidate()
 
     def save_state(self) -> PhoneState:
-        """The whole state now, as plain values (see sim/state.py)."""
-        return state.capture(self)
+        """The whole state now, as plain values (see system/snapshot.py)."""
+        return snapshot.capture(self)
 
     def load_state(self, saved: PhoneState) -> None:
         """Back to a state :meth:`save_state` gave (of a phone of the same size)."""
-        state.restore(self, saved)
+        snapshot.restore(self, saved)
 
     def close(self) -> None:
         self.readers.clear()

@@ -11,17 +11,15 @@ screen is rebuilt, which ``restore`` does.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .storage.fs import Snapshot
-from .system import alarms, clock
-from .system.logcat import MAX_ENTRIES, Entry, LogBuffer, buffer
-
-if TYPE_CHECKING:
-    from .phone import Activity, Phone
+from ..storage.fs import Snapshot
+from . import alarms, clock
+from .logcat import MAX_ENTRIES, Entry, LogBuffer, buffer
 
 __all__ = ["PhoneState", "capture", "restore"]
 
@@ -43,7 +41,7 @@ class PhoneState:
     size: tuple[int, int]
     seed: int
     files: Snapshot
-    stack: tuple[Activity, ...]
+    stack: tuple[Any, ...]  # the phone's Activity records, their handlers left out
     next_task: int
     stopped: frozenset[str]
     shade_open: bool
@@ -65,11 +63,9 @@ def _plain(state: dict[str, Any]) -> dict[str, Any]:
     return copy.deepcopy({k: v for k, v in state.items() if not callable(v)})
 
 
-def capture(phone: Phone) -> PhoneState:
+def capture(phone) -> PhoneState:
     """The phone's state now."""
     with phone.lock:
-        from .phone import Activity
-
         checked_ms, due_ms, due_known = alarms.bookkeeping(phone)
         buf: LogBuffer | None = getattr(phone, "_logcat", None)
         log = None
@@ -80,13 +76,13 @@ def capture(phone: Phone) -> PhoneState:
             size=(phone.width, phone.height),
             seed=phone.seed,
             files=phone.fs.snapshot(),
-            stack=tuple(Activity(a.package, a.screen, _plain(a.state), a.task_id) for a in phone.stack),
+            stack=tuple(dataclasses.replace(a, state=_plain(a.state)) for a in phone.stack),
             next_task=phone._next_task,
             stopped=frozenset(phone.stopped),
             shade_open=phone.shade_open,
             awake=phone.awake,
             locked=phone.locked,
-            last_touch=tuple(phone.last_touch),  # type: ignore[arg-type]  # a pair, as the phone keeps it
+            last_touch=tuple(phone.last_touch),
             counter=phone.counter,
             clock_base_ms=phone.clock_base_ms,
             elapsed_ms=clock.elapsed_ms(phone),
@@ -98,18 +94,16 @@ def capture(phone: Phone) -> PhoneState:
         )
 
 
-def restore(phone: Phone, s: PhoneState) -> None:
+def restore(phone, s: PhoneState) -> None:
     """Bring ``phone`` to ``s`` (a state of a phone of the same size); ValueError if the size differs."""
     if s.size != (phone.width, phone.height):
         w, h = s.size
         raise ValueError(f"a state of a {w}x{h} phone given to a {phone.width}x{phone.height} one")
-    from .phone import Activity
-
     with phone.lock:
         phone.readers.clear()  # restore rewrites files under SQLite's feet
         phone.fs.restore(s.files)
         phone.seed = s.seed
-        phone.stack = [Activity(a.package, a.screen, copy.deepcopy(a.state), a.task_id) for a in s.stack]
+        phone.stack = [dataclasses.replace(a, state=copy.deepcopy(a.state)) for a in s.stack]
         phone._next_task = s.next_task
         phone.stopped = set(s.stopped)
         phone.shade_open, phone.awake, phone.locked = s.shade_open, s.awake, s.locked
@@ -123,7 +117,7 @@ def restore(phone: Phone, s: PhoneState) -> None:
             phone._current_tree()  # the top screen's handlers, as its app sets them when it is drawn
 
 
-def _restore_log(phone: Phone, log: LogState | None) -> None:
+def _restore_log(phone, log: LogState | None) -> None:
     if log is None:
         vars(phone).pop("_logcat", None)  # the next use logs the boot lines, as on this phone before the save
         return
