@@ -191,6 +191,16 @@ class LibvirtSession:
             raise StateError(f"the VM state {state.snapshot} is not one this desktop ({self.name}) keeps")
         self._load(state.snapshot)
 
+    def _drop_states(self) -> None:
+        """Delete the snapshots save_state took (each holds the guest's RAM in the overlay); best effort."""
+        names, self._states = self._states, []
+        for name in names:
+            try:
+                if self.dom is not None and self.dom.isActive():
+                    hmp(self.dom, f"delvm {name}")
+            except (VMError, self.libvirt.libvirtError):
+                pass
+
     def _load(self, snapshot: str) -> None:
         """Load a snapshot in place, check the probe answers, and resync the guest clock (see reset)."""
         if self.dom is None or self.probe is None or self.x is None:
@@ -250,6 +260,7 @@ class LibvirtSession:
             stop.wait(0.02)
 
     def close(self) -> None:
+        self._drop_states()
         if self._clock is not None:
             self._clock_stop.set()
             self._clock.join()
