@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import subprocess
+import sys
 
 import gymnasium as gym
 import numpy as np
@@ -179,10 +181,20 @@ def test_rng_and_counters_come_back(phone_env):
 
 
 def test_a_state_file_round_trips(phone_env, tmp_path):
+    """Written here, read back here and in a new process that has made no env yet."""
     phone_env.reset(seed=0, options={"task": "clock_start_timer-0"})
+    phone_env.step(phone_env.unwrapped.encode_action("android", "press", {"button": "home"}))
     state = phone_env.unwrapped.save_state()
     write_state(tmp_path / "s.state", state)
     assert isinstance(read_state(tmp_path / "s.state"), EnvState)
+    code = (
+        "import sys; from crab_gym.envs.state import read_state; "
+        "s = read_state(sys.argv[1]); print(type(s).__name__, dict(s.devices)['android'].seed)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "s.state")], capture_output=True, text=True, timeout=120
+    )
+    assert out.stdout.split() == ["EnvState", "0"], out.stderr
 
 
 def test_states_of_another_env_are_refused(phone_env, tmp_path):

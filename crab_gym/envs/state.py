@@ -9,6 +9,7 @@ devices' states, the task, the graph's progress and the RNG into one :class:`~cr
 from __future__ import annotations
 
 import collections
+import importlib
 import io
 import pickle
 from dataclasses import dataclass, field
@@ -33,6 +34,13 @@ MAGIC = b"crab-gym state 1\n"
 _CLASSES: dict[tuple[str, str], type] = {
     ("builtins", t.__name__): t for t in (set, frozenset, bytearray, complex, range, slice)
 } | {("collections", "deque"): collections.deque}
+# The modules that register the classes of every device's state: imported (this list only) when a state file
+# names a class not yet registered, so a file reads in a process that has not made an env yet.
+REGISTERING_MODULES = (
+    "crab_gym.env_state",
+    "crab_gym.envs.android",
+    "crab_gym.envs.desktop.backends.libvirt",
+)
 
 
 def state_class(cls: type) -> type:
@@ -106,6 +114,13 @@ class _Unpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         cls = _CLASSES.get((module, name))
+        if cls is None and module.startswith("crab_gym."):
+            for registering in REGISTERING_MODULES:
+                try:
+                    importlib.import_module(registering)
+                except ImportError:  # an extra that is not installed (libvirt): its states cannot be here
+                    pass
+            cls = _CLASSES.get((module, name))
         if cls is None:
             raise StateError(f"holds {module}.{name}, which is not part of a state")
         return cls
