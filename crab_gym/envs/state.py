@@ -39,7 +39,7 @@ _CLASSES: dict[tuple[str, str], type] = {
 REGISTERING_MODULES = (
     "crab_gym.env_state",
     "crab_gym.envs.android",
-    "crab_gym.envs.desktop.backends.libvirt",
+    "crab_gym.envs.desktop.backends.vm_states",
 )
 
 

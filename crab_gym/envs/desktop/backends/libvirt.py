@@ -18,20 +18,18 @@ import os
 import shutil
 import threading
 import time
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 from xml.etree import ElementTree as ET
 
 from crab_gym.envs.base import DeviceError
 from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
+from crab_gym.envs.desktop.backends.vm_states import VMState, VMStates
 from crab_gym.envs.desktop.primitives.apps import app_argv
 from crab_gym.envs.desktop.primitives.files import resolve
 from crab_gym.envs.desktop.primitives.procs import Process
 from crab_gym.envs.slot_lock import SlotLock
-from crab_gym.envs.state import StateError, state_class
 from crab_gym.vm.connection import DEFAULT_URI, VMError, import_libvirt, open_connection
 from crab_gym.vm.display import VMDisplay
 from crab_gym.vm.domain import (
@@ -39,10 +37,8 @@ from crab_gym.vm.domain import (
     POOL,
     SNAPSHOT,
     has_snapshot,
-    hmp,
     load_snapshot,
     metadata,
-    save_snapshot,
     storage_pool,
 )
 from crab_gym.vm.probe_client import ProbeClient
@@ -50,16 +46,6 @@ from crab_gym.vm.recipe import GUEST_HOME
 
 MAX_WORKERS = 32
 TCG_SLOWDOWN = float(os.environ.get("CRAB_GYM_VM_SLOWDOWN", "5"))  # how much longer waits are under TCG
-KEEP_STATES = 8  # internal snapshots save_state keeps per domain (each holds the guest's RAM on disk)
-
-
-@state_class
-@dataclass(frozen=True)
-class VMState:
-    """A saved desktop in a VM: an internal snapshot of this domain, by name."""
-
-    domain_uuid: str
-    snapshot: str
 
 
 class GuestStat:
@@ -132,7 +118,7 @@ class LibvirtSession:
         self._clock_stop = threading.Event()
         self.clock_error = ""
         self.clock_synced_at = 0.0
-        self._states: list[str] = []  # snapshots save_state took, oldest first
+        self._states = VMStates()  # the snapshots save_state took
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -167,39 +153,19 @@ class LibvirtSession:
         self._load(SNAPSHOT)
 
     def save_state(self) -> VMState:
-        """``savevm`` of the running machine under a new name; the oldest of more than KEEP_STATES such
-        snapshots is deleted (a state whose snapshot is gone cannot be loaded again)."""
+        """An internal snapshot of the running machine (:class:`~.vm_states.VMStates`)."""
         if self.dom is None:
             raise DeviceError("the VM session is not started")
-        name = f"crab-state-{uuid.uuid4().hex[:12]}"
         try:
-            save_snapshot(self.dom, name)
-            self._states.append(name)
-            while len(self._states) > KEEP_STATES:
-                hmp(self.dom, f"delvm {self._states.pop(0)}")
+            return self._states.save(self.dom)
         except (VMError, self.libvirt.libvirtError) as e:
             raise DeviceError(f"saving the state of {self.name} failed: {e}") from e
-        return VMState(self.dom.UUIDString(), name)
 
     def load_state(self, state: VMState) -> None:
         """``loadvm`` of a snapshot :meth:`save_state` took in this domain, then what a reset does next."""
         if self.dom is None:
             raise DeviceError("the VM session is not started")
-        if not isinstance(state, VMState):
-            raise StateError(f"not a VM state ({type(state).__name__})")
-        if state.domain_uuid != self.dom.UUIDString() or state.snapshot not in self._states:
-            raise StateError(f"the VM state {state.snapshot} is not one this desktop ({self.name}) keeps")
-        self._load(state.snapshot)
-
-    def _drop_states(self) -> None:
-        """Delete the snapshots save_state took (each holds the guest's RAM in the overlay); best effort."""
-        names, self._states = self._states, []
-        for name in names:
-            try:
-                if self.dom is not None and self.dom.isActive():
-                    hmp(self.dom, f"delvm {name}")
-            except (VMError, self.libvirt.libvirtError):
-                pass
+        self._load(self._states.snapshot_of(state, self.dom, self.name))
 
     def _load(self, snapshot: str) -> None:
         """Load a snapshot in place, check the probe answers, and resync the guest clock (see reset)."""
@@ -260,7 +226,7 @@ class LibvirtSession:
             stop.wait(0.02)
 
     def close(self) -> None:
-        self._drop_states()
+        self._states.drop(self.dom, (VMError, self.libvirt.libvirtError))
         if self._clock is not None:
             self._clock_stop.set()
             self._clock.join()
