@@ -20,6 +20,7 @@ from gymnasium.envs.registration import EnvSpec
 from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.tasks import Task
 from crab_gym.envs.base import DeviceError, SubEnv
+from crab_gym.envs.events import EventScheduler
 from crab_gym.envs.state import Replay, RestoreError, StateError, Stateful, StateUnsupported, state_class
 
 
@@ -31,6 +32,8 @@ class CrabEnv(Protocol):
     tasks: list[Task]
     task: Task | None
     graph: GraphEvaluator | None
+    events: EventScheduler
+    realtime: bool
     _np_random: np.random.Generator | None
     _steps: int
     _actions: int
@@ -68,6 +71,19 @@ class EnvState:
     counters: tuple[int, int, int, bool]  # steps, actions, invalid actions, episode over
     rng: dict[str, Any] | None
     devices: tuple[tuple[str, Any], ...]
+    events: tuple[Any, ...] = ((), 0.0, 0, 0, ())  # pending (by index in the task's events), time, step, ...
+
+
+def _event_progress(env: CrabEnv, task: Task) -> tuple[Any, ...]:
+    """The scheduler's progress with its pending events as indices into ``task.all_events()`` (they are
+    what is left of that list, in order)."""
+    pending, seconds, step, count, fired = env.events.progress()
+    indices, at = [], 0
+    for i, event in enumerate(task.all_events()):
+        if at < len(pending) and event == pending[at]:
+            indices.append(i)
+            at += 1
+    return tuple(indices), seconds, step, count, tuple(fired)
 
 
 def _kinds(env: CrabEnv) -> tuple[tuple[str, str], ...]:
@@ -105,6 +121,7 @@ def capture(env: CrabEnv) -> EnvState:
         counters=(env._steps, env._actions, env._invalid, env._done),
         rng=rng,
         devices=tuple(devices),
+        events=_event_progress(env, env.task),
     )
 
 
@@ -131,6 +148,7 @@ def restore(env: CrabEnv, state: Any) -> None:
     task = state.task or next(t for t in env.tasks if t.id == state.task_id)
     saved = dict(state.devices)
     env._done = True  # until every device is back: a failure leaves an episode only reset() restarts
+    env.events.stop()  # no event fires into a device while it loads
     try:
         replays = [name for name, st in saved.items() if isinstance(st, Replay)]
         if replays:
@@ -148,6 +166,14 @@ def restore(env: CrabEnv, state: Any) -> None:
         raise
     except (DeviceError, OSError) as e:
         raise RestoreError(f"loading the state failed: {type(e).__name__}: {e}; reset() to go on") from e
+    root = env.subenvs.get("root")
+    if root is not None and hasattr(root, "user"):  # ask_user's user is the task's, as Task.setup sets it
+        root.user = task.simulated_user()
+    indices, seconds, step, count, fired = state.events
+    everything = task.all_events()
+    env.events.resume(
+        env.subenvs, env.realtime, ([everything[i] for i in indices], seconds, step, count, fired)
+    )
     if env.task is not task or env.graph is None:
         env.graph = task.evaluator()
     env.task = task

@@ -109,6 +109,30 @@ def test_phone_branches_reproduce(phone_env, task_id):
     check_branches(phone_env, task_id)
 
 
+@pytest.mark.parametrize("tasks", ["events", "ask-user"])
+def test_device_events_and_questions_branch_too(tasks):
+    """A state saved before an event fires fires it again after the load (the scheduler's pending events,
+    episode time and step are part of it); questions asked and the user who answers them come back."""
+    env = make("Crab-Android-v0", tasks=tasks, obs_size={"android": (96, 208)})
+    try:
+        ids = [t.id for t in env.unwrapped.tasks if t.platforms == ("android",)]
+        check_branches(env, ids[0])
+        u = env.unwrapped
+        if tasks == "events":
+            assert u.task.all_events(), "an event task without events"
+        else:  # after the oracle's question: the question and its reply are part of the state
+            first = oracle_actions(env, ids[0])[0]
+            env.reset(seed=0, options={"task": ids[0]})
+            env.step(first)
+            asked = list(u.subenvs["root"].questions)
+            state = u.save_state()
+            env.reset(seed=0, options={"task": ids[0]})
+            u.load_state(state)
+            assert asked and u.subenvs["root"].questions == asked
+    finally:
+        env.close()
+
+
 def test_phone_over_adb_branches_reproduce(adb_port, monkeypatch):
     monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(adb_port))
     env = make("Crab-Android-v0", tasks="v0", backends={"android": "adb-sim"})

@@ -19,9 +19,12 @@ from typing import Any, TypeAlias, cast
 import networkx as nx
 
 from crab_gym.core.evaluators import Check
+from crab_gym.core.events import DeviceEvent, EventError
 from crab_gym.core.graph import GraphEvaluator
+from crab_gym.core.user import SimulatedUser, UserFact
 
 __all__ = [
+    "INTERACTIVE_TEMPLATES",
     "TEMPLATES",
     "Step",
     "SubTask",
@@ -30,6 +33,7 @@ __all__ = [
     "TaskFileError",
     "chain",
     "get_template",
+    "parse_adjlist_text",
     "register",
     "task_from_json",
     "tasks_from_file",
@@ -95,6 +99,12 @@ class SubTaskTemplate:
     # use them, the instruction does not state them. The task lint requires every other attribute a check
     # uses to appear in the instruction.
     hidden: tuple[str, ...] = ()
+    # What the task's simulated user knows and answers to ``ask_user`` (crab_gym.core.user): hidden
+    # attributes only the user can tell. Such a template is interactive (registered apart from TEMPLATES,
+    # which the generator draws from).
+    user: tuple[UserFact, ...] = ()
+    # Device events its tasks schedule (crab_gym.core.events): attributes -> events; interactive too.
+    events: Callable[..., Sequence[DeviceEvent]] | None = None
 
     def __post_init__(self) -> None:
         fields = {
@@ -108,6 +118,14 @@ class SubTaskTemplate:
         bad = (set(self.inputs) | set(self.hidden)) - set(self.attributes)
         if bad:
             raise ValueError(f"template {self.id}: inputs or hidden {sorted(bad)} are not attributes")
+        told = {f.attribute for f in self.user} - set(self.hidden)
+        if told:
+            raise ValueError(f"template {self.id}: user facts {sorted(told)} must be hidden attributes")
+
+    @property
+    def interactive(self) -> bool:
+        """Its tasks need the user (``ask_user``) or react to device events."""
+        return bool(self.user) or self.events is not None
 
     @property
     def input_types(self) -> dict[str, str]:
@@ -126,19 +144,23 @@ class SubTaskTemplate:
 
 
 TEMPLATES: dict[str, SubTaskTemplate] = {}
+INTERACTIVE_TEMPLATES: dict[str, SubTaskTemplate] = {}
+"""Templates that need the user or react to events: task files name them, the generator never draws them."""
 
 
 def register(template: SubTaskTemplate) -> SubTaskTemplate:
-    if template.id in TEMPLATES and TEMPLATES[template.id] is not template:
+    """Register a template by id (an interactive one in :data:`INTERACTIVE_TEMPLATES`)."""
+    known = TEMPLATES.get(template.id) or INTERACTIVE_TEMPLATES.get(template.id)
+    if known is not None and known is not template:
         raise ValueError(f"a sub-task template with id {template.id!r} is already registered")
-    TEMPLATES[template.id] = template
+    (INTERACTIVE_TEMPLATES if template.interactive else TEMPLATES)[template.id] = template
     return template
 
 
 def get_template(template_id: str) -> SubTaskTemplate:
     """A registered template by id. The built-in ones register when ``crab_gym.tasks`` is imported."""
     try:
-        return TEMPLATES[template_id]
+        return TEMPLATES.get(template_id) or INTERACTIVE_TEMPLATES[template_id]
     except KeyError:
         raise KeyError(
             f"unknown sub-task template {template_id!r} ({len(TEMPLATES)} registered; "
@@ -161,18 +183,23 @@ class SubTask:
     def output(self) -> Any:
         return self.template.output(**self.attributes) if self.template.output else None
 
+    def events(self) -> list[DeviceEvent]:
+        return list(self.template.events(**self.attributes)) if self.template.events else []
+
     def to_json(self) -> dict[str, Any]:
         return {"task": self.template.id, "attribute": self.attributes, "output": self.output()}
 
 
 @dataclass
 class Task:
-    """A task: sub-tasks, the order they must happen in, and an instruction for the whole."""
+    """A task: sub-tasks, the order they must happen in, and an instruction for the whole; ``events``:
+    device events the task file declares, besides those of its templates."""
 
     id: str
     description: str
     subtasks: list[SubTask]
     edges: list[tuple[int, int]] = field(default_factory=list)
+    events: list[DeviceEvent] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.subtasks:
@@ -189,7 +216,12 @@ class Task:
 
     @property
     def platforms(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(p for s in self.subtasks for p in s.template.platforms))
+        used = [p for s in self.subtasks for p in s.template.platforms] + [e.device for e in self.events]
+        return tuple(dict.fromkeys(used))
+
+    def all_events(self) -> list[DeviceEvent]:
+        """The events of the episode: each sub-task's (in sub-task order), then the task file's."""
+        return [e for s in self.subtasks for e in s.events()] + list(self.events)
 
     @property
     def apps(self) -> tuple[str, ...]:
@@ -228,7 +260,19 @@ class Task:
                     fed.add(name)
         return fed
 
+    @property
+    def needs_user(self) -> bool:
+        """A sub-task needs the simulated user (``ask_user``)."""
+        return any(s.template.user for s in self.subtasks)
+
+    def simulated_user(self) -> SimulatedUser:
+        """The user who answers ``ask_user``: the user facts of every sub-task, in sub-task order."""
+        return SimulatedUser(tuple((f, s.attributes) for s in self.subtasks for f in s.template.user))
+
     def setup(self, envs: Mapping[str, Any]) -> None:
+        root = envs.get("root")
+        if root is not None and hasattr(root, "user"):  # the root device answers ask_user as this user
+            root.user = self.simulated_user()
         for i in self._order:
             sub = self.subtasks[i]
             if sub.template.setup is None:
@@ -252,12 +296,15 @@ class Task:
         adj: dict[str, list[int]] = {str(i): [] for i in range(len(self.subtasks))}
         for u, v in self.edges:
             adj[str(u)].append(v)
-        return {
+        out = {
             "id": self.id,
             "description": self.description,
             "tasks": [s.to_json() for s in self.subtasks],
             "adjlist": adj,
         }
+        if self.events:
+            out["events"] = [e.to_json() for e in self.events]
+        return out
 
 
 class TaskFileError(ValueError):
@@ -310,7 +357,7 @@ def task_from_json(
     adj = obj.get("adjlist", {})
     if isinstance(adj, str):  # CRAB's files: networkx's adjlist text, a line "node successor ..." each
         try:
-            adj = _parse_adjlist_text(adj)
+            adj = parse_adjlist_text(adj)
         except ValueError as e:
             raise fail("adjlist", str(e)) from None
     if not isinstance(adj, Mapping):
@@ -324,13 +371,22 @@ def task_from_json(
         ):
             raise fail(f"adjlist[{k!r}]", "keys must be sub-task indices and values lists of indices")
         edges.extend((int(k), v) for v in vs)
+    events = obj.get("events", [])
+    if not isinstance(events, list):
+        raise fail("events", "must be a list of events")
+    parsed = []
+    for i, entry in enumerate(events):
+        try:
+            parsed.append(DeviceEvent.from_json(entry))
+        except EventError as e:
+            raise fail(f"events[{i}]", str(e)) from None
     try:
-        return Task(tid, obj["description"], subs, edges)
+        return Task(tid, obj["description"], subs, edges, parsed)
     except ValueError as e:
         raise fail("adjlist", str(e)) from None
 
 
-def _parse_adjlist_text(text: str) -> dict[str, list[int]]:
+def parse_adjlist_text(text: str) -> dict[str, list[int]]:
     """``"0 1\\n1"`` -> ``{"0": [1], "1": []}``: each line a node then its successors, ``#`` comments."""
     adj: dict[str, list[int]] = {}
     for n, line in enumerate(text.splitlines(), 1):
@@ -343,8 +399,13 @@ def _parse_adjlist_text(text: str) -> dict[str, list[int]]:
     return adj
 
 
-def tasks_from_file(path: str | Path, lookup: Callable[[str], SubTaskTemplate] = get_template) -> list[Task]:
-    """Load a JSON file holding one task object or a list of them."""
+def tasks_from_file(
+    path: str | Path,
+    lookup: Callable[[str], SubTaskTemplate] = get_template,
+    prepare: Callable[[Any], Any] | None = None,
+) -> list[Task]:
+    """Load a JSON file holding one task object or a list of them; ``prepare`` may rewrite each object
+    before it is read (a dialect's adaptations)."""
     path = Path(path)
     try:
         data = json.loads(path.read_bytes().decode("utf-8-sig"))
@@ -355,6 +416,8 @@ def tasks_from_file(path: str | Path, lookup: Callable[[str], SubTaskTemplate] =
     except RecursionError:
         raise TaskFileError(f"{path}: not valid JSON (nested too deeply to read)") from None
     items: Iterable[Any] = data if isinstance(data, list) else [data]
+    if prepare is not None:
+        items = [prepare(obj) for obj in items]
     return [
         task_from_json(obj, f"{path}[{i}]" if isinstance(data, list) else str(path), lookup)
         for i, obj in enumerate(items)

@@ -28,6 +28,7 @@ from crab_gym.envs.android.sim import Phone
 from crab_gym.envs.android.sim.phone import Activity
 from crab_gym.envs.android.sim.storage.fs import Snapshot
 from crab_gym.envs.android.sim.system.logcat import Entry
+from crab_gym.envs.android.sim.system.notifications import Notification
 from crab_gym.envs.android.sim.system.snapshot import LogState, PhoneState
 from crab_gym.envs.android.state import AndroidState
 from crab_gym.envs.backend_spec import FORMS, BackendSpec, parse_backend
@@ -35,7 +36,7 @@ from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement, cli
 from crab_gym.envs.state import StateError, StateUnsupported, state_class
 
 BACKENDS = FORMS["android"]
-for _cls in (PhoneState, LogState, Activity, Snapshot, Entry):
+for _cls in (PhoneState, LogState, Activity, Snapshot, Entry, Notification):
     state_class(_cls)  # what a phone's state is made of may be read back from a state file
 
 
@@ -264,13 +265,27 @@ class AndroidEnv(SubEnv):
             "--bind duration:i:0"
         )
 
-    def add_contact(self, name: str, number: str) -> None:
-        """Add a contact with one phone number through the contacts provider (our phone's simplified
-        insert; a real device needs a raw_contacts row then data rows)."""
+    def add_contact(self, name: str, number: str = "", email: str = "") -> None:
+        """Add a contact with a phone number and/or an email through the contacts provider (our phone's
+        simplified insert; a real device needs a raw_contacts row then data rows)."""
+        binds = [f"--bind {quote(k + ':s:' + v)}" for k, v in (("number", number), ("email", email)) if v]
         self._shell_ok(
             "content insert --uri content://com.android.contacts/raw_contacts "
-            f"--bind {quote('name:s:' + name)} --bind {quote('number:s:' + number)}"
+            f"--bind {quote('name:s:' + name)} " + " ".join(binds)
         )
+
+    def add_event(self, title: str, start_ms: int, end_ms: int, all_day: bool = False) -> None:
+        """A calendar event through the calendar provider (an all-day one spans UTC midnight to midnight)."""
+        self._shell_ok(
+            "content insert --uri content://com.android.calendar/events "
+            f"--bind {quote('title:s:' + title)} --bind dtstart:l:{int(start_ms)} "
+            f"--bind dtend:l:{int(end_ms)} "
+            f"--bind allDay:i:{int(all_day)} --bind calendar_id:i:1 --bind eventTimezone:s:UTC"
+        )
+
+    def set_mtime(self, path: str, seconds: int) -> None:
+        """Set a file's modification time (``touch -d @SECONDS``, as toybox does)."""
+        self._shell_ok(f"touch -c -d @{int(seconds)} {quote(path)}")
 
     def add_sms(self, address: str, body: str) -> None:
         """A received text message from ``address`` (through the SMS provider; on a real phone only the
@@ -278,6 +293,31 @@ class AndroidEnv(SubEnv):
         self._shell_ok(
             "content insert --uri content://sms/inbox "
             f"--bind {quote('address:s:' + address)} --bind {quote('body:s:' + body)}"
+        )
+
+    def post_notification(self, tag: str, title: str, text: str) -> None:
+        """Post a notification (``cmd notification post``), shown in the pulled-down shade."""
+        self._shell_ok(f"cmd notification post -t {quote(title)} {quote(tag)} {quote(text)}")
+
+    def add_mail(self, sender: str, subject: str, body: str, date_ms: int = 4_102_444_800_000) -> None:
+        """A received e-mail in Gmail's inbox; by default dated 2100, so it lists first."""
+        from crab_gym.envs.android.evaluators import MAIL_DB
+
+        def sql_str(v: str) -> str:
+            return "'" + v.replace("'", "''") + "'"
+
+        sql = (
+            "INSERT INTO messages (folder, sender, recipient, subject, body, date) VALUES ('inbox', "
+            f"{sql_str(sender)}, 'me@example.com', {sql_str(subject)}, {sql_str(body)}, {int(date_ms)})"
+        )
+        self._shell_ok(f"sqlite3 {quote(MAIL_DB)} {quote(sql)}")
+
+    def add_calendar_event(self, title: str, start_ms: int, minutes: int = 60) -> None:
+        """An event in the calendar provider, ``minutes`` long."""
+        self._shell_ok(
+            "content insert --uri content://com.android.calendar/events "
+            f"--bind {quote('title:s:' + title)} --bind dtstart:l:{int(start_ms)} "
+            f"--bind dtend:l:{int(start_ms) + minutes * 60_000}"
         )
 
     def set_setting(self, namespace: str, key: str, value: str) -> None:

@@ -15,7 +15,16 @@ family name), ``color_scheme`` (``"dark"`` or ``"light"``).
 from __future__ import annotations
 
 from crab_gym.core.tasks import SubTaskTemplate, register
-from crab_gym.tasks.templates.desktop import editors, files, office, settings, terminal
+from crab_gym.tasks.templates.desktop import (
+    crab_extra,
+    crab_office,
+    editors,
+    files,
+    office,
+    settings,
+    terminal,
+    web,
+)
 
 DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     terminal.TERMINAL_CREATE_FOLDER,
@@ -43,7 +52,10 @@ DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     settings.SETTINGS_CLOCK_FORMAT,
     terminal.TERMINAL_DELETE_FILE,
 )
-for _template in DESKTOP_TEMPLATES:
+# For CRAB v0's UUIDs only (pictures, clipboard, the web): registered, but the generator skips them.
+CRAB_ONLY = crab_extra.CRAB_EXTRA + crab_office.CRAB_OFFICE + web.WEB_TEMPLATES
+for _template in DESKTOP_TEMPLATES + CRAB_ONLY:
     register(_template)
+UNSAMPLED = frozenset(t.id for t in CRAB_ONLY)
 
-__all__ = ["DESKTOP_TEMPLATES"]
+__all__ = ["DESKTOP_TEMPLATES", "UNSAMPLED"]

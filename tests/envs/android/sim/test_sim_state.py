@@ -21,6 +21,7 @@ def look(phone: Phone) -> tuple:
             "date",
             "dumpsys power | grep -i wakefulness",
             "settings get secure ui_night_mode",
+            "cmd notification list",
             "content query --uri content://contacts/phones --projection display_name",
         )
     )
@@ -43,7 +44,10 @@ def busy(phone: Phone, salt: str) -> list:
         lambda: phone.keyevent(3),
         lambda: phone.tap(0.9 * phone.width, 0.775 * phone.height),  # Camera
         lambda: phone.tap(0.5 * phone.width, 0.8583 * phone.height),  # a photo: the clock moves a second
-        lambda: phone.shell("settings put secure ui_night_mode 2"),
+        lambda: phone.shell(
+            f"settings put secure ui_night_mode 2; cmd notification post -t T{salt} tag {salt}"
+        ),
+        lambda: phone.shell("cmd statusbar expand-notifications"),
         lambda: phone.swipe(540 * phone.width / 1080, 1800 * phone.height / 2400, 540, 400),
     ):
         out.append(step())

@@ -1,5 +1,6 @@
 """The phone's whole state at any moment, as plain values: files and databases, the activity stack, the
-system's flags (shade, power, keyguard), the clock, the alarms' bookkeeping and the log.
+system's flags (shade, power, keyguard, power menu), posted notifications, the clock, the alarms'
+bookkeeping and the log.
 
 ``capture(phone)`` copies it out (about a millisecond: the sandbox's files are read); ``restore(phone, s)``
 puts it back in place (files whose bytes differ are rewritten, the rest is assigned), so a following logcat
@@ -47,6 +48,8 @@ class PhoneState:
     shade_open: bool
     awake: bool
     locked: bool
+    power_menu: bool
+    notifications: tuple[Any, ...]  # posted ones (notifications.py), oldest first
     last_touch: tuple[float, float]
     counter: int
     clock_base_ms: int
@@ -82,6 +85,8 @@ def capture(phone) -> PhoneState:
             shade_open=phone.shade_open,
             awake=phone.awake,
             locked=phone.locked,
+            power_menu=getattr(phone, "power_menu", False),
+            notifications=tuple(getattr(phone, "notifications", ())),
             last_touch=tuple(phone.last_touch),
             counter=phone.counter,
             clock_base_ms=phone.clock_base_ms,
@@ -107,6 +112,7 @@ def restore(phone, s: PhoneState) -> None:
         phone._next_task = s.next_task
         phone.stopped = set(s.stopped)
         phone.shade_open, phone.awake, phone.locked = s.shade_open, s.awake, s.locked
+        phone.power_menu, phone.notifications = s.power_menu, list(s.notifications)
         phone.last_touch = s.last_touch
         phone.counter, phone.clock_base_ms = s.counter, s.clock_base_ms
         phone.wall0 = time.monotonic() - s.elapsed_ms / 1000  # real time goes on from where it was
