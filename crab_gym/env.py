@@ -11,6 +11,7 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 
+from crab_gym import env_state
 from crab_gym.core.actions import ActionSpec, InvalidAction
 from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.tasks import Task
@@ -18,7 +19,7 @@ from crab_gym.envs.backend_spec import parse_backend
 from crab_gym.envs.base import DeviceError, DeviceGone, SubEnv
 from crab_gym.envs.events import EventScheduler
 from crab_gym.envs.root import RootEnv
-from crab_gym.envs.video import VideoCapture, paused
+from crab_gym.envs.video import VideoCapture, paused, tile
 from crab_gym.rewards import REWARDS
 from crab_gym.spaces import ActionCodec, encode_instruction, observation_space, screen_obs
 
@@ -299,6 +300,18 @@ class CrabEnv(gym.Env):
             sub.close()
         super().close()
 
+    def save_state(self) -> env_state.EnvState:
+        """Every device's state, the task, the graph's progress, the counters and the RNG (docs/state.md)."""
+        with self._video_paused():
+            return env_state.capture(self)
+
+    def load_state(self, state: env_state.EnvState) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Back to a saved state; (observation, info) there, as ``reset`` returns them. StateError if the
+        state is not this env's; RestoreError if a device could not be brought back (then ``reset()``)."""
+        with self._video_paused():
+            env_state.restore(self, state)
+            return self._observe(), self._info()
+
     # ---- helpers for agents -------------------------------------------------------------------
     def task_ids(self) -> list[str]:
         """Ids of the tasks this env was made with."""
@@ -462,17 +475,3 @@ class CrabEnv(gym.Env):
         }
         info.update(extra)
         return info
-
-
-def tile(frames: Sequence[np.ndarray], gap: int = 8) -> np.ndarray:
-    """Frames side by side on one canvas, top-aligned."""
-    if not frames:
-        return np.zeros((1, 1, 3), np.uint8)
-    h = max(f.shape[0] for f in frames)
-    w = sum(f.shape[1] for f in frames) + gap * (len(frames) - 1)
-    out = np.zeros((h, w, 3), np.uint8)
-    x = 0
-    for f in frames:
-        out[: f.shape[0], x : x + f.shape[1]] = f
-        x += f.shape[1] + gap
-    return out

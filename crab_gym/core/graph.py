@@ -74,6 +74,19 @@ class GraphEvaluator:
         self._errors: list[str | None] = [None] * self._n
         self._num_passed = 0
 
+    def progress(self) -> tuple[tuple[bool, ...], tuple[str | None, ...]]:
+        """What :meth:`update` has found so far (passed flags and last errors, by node): plain values."""
+        return tuple(self._passed), tuple(self._errors)
+
+    def set_progress(self, progress: tuple[Sequence[bool], Sequence[str | None]]) -> None:
+        """Put back what :meth:`progress` returned, for a graph of the same nodes."""
+        passed, errors = list(progress[0]), list(progress[1])
+        if len(passed) != self._n or len(errors) != self._n:
+            raise ValueError(f"progress of {len(passed)} nodes given to a graph of {self._n}")
+        self._passed, self._errors = [bool(p) for p in passed], errors
+        self._waiting = [sum(not passed[p] for p in preds) for preds in self._preds]
+        self._num_passed = sum(self._passed)
+
     def update(self, states: Mapping[str, Any]) -> list[Hashable]:
         """Check the active nodes against ``states`` (cascading to unlocked successors); newly passed nodes.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -133,6 +134,11 @@ class SubEnvConformance:
             f"{type(self).__name__} must define state_fingerprint(sub): a comparable summary of device state"
         )
 
+    def restored_fingerprint(self, sub: SubEnv) -> Any:
+        """What a loaded state must bring back: ``state_fingerprint`` unless a backend restores by starting
+        processes anew (then without their pids)."""
+        return self.state_fingerprint(sub)
+
     def test_contract_attributes(self) -> None:
         sub = self.make_subenv()
         try:
@@ -198,6 +204,30 @@ class SubEnvConformance:
             assert self.state_fingerprint(sub) != pristine, "mutate() left the state fingerprint unchanged"
             sub.reset(seed=0)
             assert self.state_fingerprint(sub) == pristine
+        finally:
+            sub.close()
+
+    def test_state_round_trip(self) -> None:
+        """A state saved after ``mutate`` comes back after a reset (pickled on the way); a device that
+        cannot save its state says so with StateUnsupported."""
+        from crab_gym.envs.state import Stateful, StateUnsupported  # envs.state imports this module's errors
+
+        sub = self.make_subenv()
+        try:
+            sub.reset(seed=0)
+            self.mutate(sub)
+            sub.invalidate_state()
+            saved = self.restored_fingerprint(sub)
+            if not isinstance(sub, Stateful):
+                return
+            try:
+                state = pickle.loads(pickle.dumps(sub.save_state()))
+            except StateUnsupported:
+                return
+            sub.reset(seed=0)  # a Replay loads onto the start of the task (here: no setup)
+            sub.load_state(state)
+            sub.invalidate_state()
+            assert self.restored_fingerprint(sub) == saved
         finally:
             sub.close()
 

@@ -101,6 +101,21 @@ class EventScheduler:
         if thread is not None and thread is not threading.current_thread():
             thread.join(5)
 
+    def progress(self) -> tuple[list[DeviceEvent], float, int, int, list[dict[str, Any]]]:
+        """What a saved state keeps: the pending events, the episode time, the last step, how many fired,
+        and the fired ones not yet reported."""
+        with self._lock:
+            fired = [dict(f) for f in self._fired]
+            return list(self._pending), self.seconds(), self._step, self._count, fired
+
+    def resume(self, subenvs: Mapping[str, SubEnv], realtime: bool, progress: tuple) -> None:
+        """Schedule from a saved :meth:`progress` (its episode time goes on from where it was)."""
+        pending, seconds, step, count, fired = progress
+        self.start(pending, subenvs, realtime)
+        with self._lock:
+            self._seconds, self._step, self._count, self._fired = seconds, step, count, list(fired)
+            self._t0 = time.monotonic() - seconds
+
     @property
     def pending(self) -> list[DeviceEvent]:
         with self._lock:

@@ -109,6 +109,16 @@ class RootEnv(SubEnv):
     def invalidate_state(self) -> None:
         self._state = None
 
+    def save_state(self) -> tuple[str | None, bool, tuple[tuple[str, str], ...]]:
+        """The answer given, whether the task was declared complete, and the questions asked (the user who
+        answers them is the task's: the env sets it)."""
+        return self.answer, self.completed, tuple(self.questions)
+
+    def load_state(self, state: tuple[str | None, bool, tuple[tuple[str, str], ...]]) -> None:
+        self.answer, self.completed, questions = state
+        self.questions = list(questions)
+        self._state = None
+
     def close(self) -> None:
         pass
 

@@ -7,7 +7,7 @@ import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -86,3 +86,17 @@ def paused(captures: Iterable[VideoCapture]) -> Iterator[None]:
         for capture in captures:
             stack.enter_context(capture.lock)
         yield
+
+
+def tile(frames: Sequence[np.ndarray], gap: int = 8) -> np.ndarray:
+    """Frames side by side on one canvas, top-aligned."""
+    if not frames:
+        return np.zeros((1, 1, 3), np.uint8)
+    h = max(f.shape[0] for f in frames)
+    w = sum(f.shape[1] for f in frames) + gap * (len(frames) - 1)
+    out = np.zeros((h, w, 3), np.uint8)
+    x = 0
+    for f in frames:
+        out[: f.shape[0], x : x + f.shape[1]] = f
+        x += f.shape[1] + gap
+    return out

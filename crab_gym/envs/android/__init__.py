@@ -24,11 +24,20 @@ import numpy as np
 from crab_gym.core.actions import ActionSpec
 from crab_gym.envs.android.actions import ACTIONS
 from crab_gym.envs.android.device import Device, SimDevice, quote
+from crab_gym.envs.android.sim import Phone
+from crab_gym.envs.android.sim.phone import Activity
+from crab_gym.envs.android.sim.storage.fs import Snapshot
+from crab_gym.envs.android.sim.system.logcat import Entry
+from crab_gym.envs.android.sim.system.notifications import Notification
+from crab_gym.envs.android.sim.system.snapshot import LogState, PhoneState
 from crab_gym.envs.android.state import AndroidState
 from crab_gym.envs.backend_spec import FORMS, BackendSpec, parse_backend
 from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement, clip_box
+from crab_gym.envs.state import StateError, StateUnsupported, state_class
 
 BACKENDS = FORMS["android"]
+for _cls in (PhoneState, LogState, Activity, Snapshot, Entry, Notification):
+    state_class(_cls)  # what a phone's state is made of may be read back from a state file
 
 
 def make_device(
@@ -164,6 +173,34 @@ class AndroidEnv(SubEnv):
             return {"sandbox": str(dev.phone.fs.root)}
         serial = getattr(dev, "serial", None)
         return {"serial": serial, "adb_port": getattr(dev, "_port", None)} if serial else {}
+
+    def save_state(self) -> PhoneState:
+        """The phone's whole state (our simulated phone, in-process or served over adb from this process)."""
+        return self._phone("save").save_state()
+
+    def load_state(self, state: Any) -> None:
+        """Back to a state :meth:`save_state` gave; StateError if it is not a phone's state of this size."""
+        if not isinstance(state, PhoneState):
+            raise StateError(f"android: not a phone's state ({type(state).__name__})")
+        try:
+            self._phone("load").load_state(state)
+        except ValueError as e:
+            raise StateError(f"android: {e}") from e
+        finally:
+            self._state = None
+            if self._device is not None:
+                self._device.invalidate()
+
+    def _phone(self, what: str) -> Phone:
+        """Our simulated phone behind this backend; StateUnsupported for any other device."""
+        dev = self.device
+        phone = getattr(dev, "phone", None) or getattr(getattr(dev, "served", None), "phone", None)
+        if phone is None:
+            raise StateUnsupported(
+                f"android backend {self.backend!r} cannot {what} state: only our simulated phone can "
+                "(sim, adb-sim, androidenv); a real phone or emulator needs its own snapshots"
+            )
+        return phone
 
     def close(self) -> None:
         if self._device is not None:

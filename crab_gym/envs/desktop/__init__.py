@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import signal
 import subprocess
 import time
@@ -21,7 +22,10 @@ from crab_gym.envs.desktop.actions import ACTIONS
 from crab_gym.envs.desktop.backends import make_session, session_class
 from crab_gym.envs.desktop.backends.base import DesktopSession, Display, Launch
 from crab_gym.envs.desktop.primitives.apps import APPS
+from crab_gym.envs.desktop.replay import frame_digest, replay
 from crab_gym.envs.desktop.state import DesktopState
+from crab_gym.envs.state import Replay, StateError
+from crab_gym.envs.state import Stateful as StatefulSession
 
 # Roles an agent can act on, for ui_elements().
 INTERACTIVE_ROLES = frozenset(
@@ -80,6 +84,8 @@ class DesktopEnv(SubEnv):
         self._state: DesktopState | None = None
         self._held_buttons: list[int] = []  # held by mouse_down (keys by key_down); released at reset, close
         self._held_keys: list[str] = []
+        self._seed: int | None = None
+        self._done: list[tuple[str, dict[str, Any]]] = []  # actions since reset, for a Replay state
 
     @property
     def screen_size(self) -> tuple[int, int]:
@@ -94,6 +100,7 @@ class DesktopEnv(SubEnv):
     def reset(self, seed: int | None = None) -> None:
         self._release_held()
         self._state = None
+        self._seed, self._done = seed, []
         self._keyboard = False
         if self.session is not None and self.session.outgrown():
             self.session.close()  # e.g. its X server grew past XVFB_GROWTH_MB: a fresh one below
@@ -115,6 +122,7 @@ class DesktopEnv(SubEnv):
 
     def execute(self, spec: ActionSpec, params: Mapping[str, Any]) -> ActionResult:
         self._keyboard = spec.name in KEYBOARD_ACTIONS
+        self._done.append((spec.name, copy.deepcopy(dict(params))))
         with _device_errors(spec.name):
             return super().execute(spec, params)
 
@@ -160,6 +168,30 @@ class DesktopEnv(SubEnv):
         """What tells this desktop apart: the X display and its Xvfb's pid, or the VM's domain and URI
         (empty before the first reset)."""
         return self.session.identity() if self.session is not None else {}
+
+    def save_state(self) -> Any:
+        """The session's own state if it can save one (a VM's snapshot, libvirt), else a
+        :class:`~crab_gym.envs.state.Replay` of the actions since the task's setup and a digest of the screen
+        now (see :mod:`crab_gym.envs.desktop.replay`)."""
+        session = self._session()
+        if isinstance(session, StatefulSession):
+            return session.save_state()
+        with _device_errors("save_state"):
+            return Replay(self._seed, tuple(copy.deepcopy(self._done)), frame_digest(self.screenshot()))
+
+    def load_state(self, state: Any) -> None:
+        """Load a VM snapshot; or replay a Replay's actions on this desktop, which the caller has reset and
+        set the task up on, and check its screen: RestoreError when it differs from the save's."""
+        session = self._session()
+        if isinstance(state, Replay):
+            with _device_errors("load_state"):
+                replay(self, state)
+        elif isinstance(session, StatefulSession):
+            self._release_held()
+            session.load_state(state)
+        else:
+            raise StateError(f"ubuntu ({self.backend}): not a state of this desktop ({type(state).__name__})")
+        self._state = None
 
     def close(self) -> None:
         self._release_held()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import threading
@@ -28,6 +29,11 @@ class TestDesktopConformance(SubEnvConformance):
     def state_fingerprint(self, sub):
         st = sub.state()
         return (st.list_dir("~"), tuple(sorted(p.name for p in st.processes())), st.active_window())
+
+    def restored_fingerprint(self, sub):
+        """A replayed desktop runs new processes: the same windows, other pids."""
+        home, procs, win = self.state_fingerprint(sub)
+        return home, procs, win and dataclasses.replace(win, pid=0)
 
 
 @pytest.fixture(scope="module")

@@ -33,10 +33,12 @@ from .system import (  # noqa: F401  (their commands register on import)
     power,
     procfs,
     providers,  # noqa: F401
+    snapshot,
 )
 from .system.keycodes import KEYCODES
 from .system.logcat import activity_started
 from .system.providers import get_setting
+from .system.snapshot import PhoneState
 from .ui import render
 from .ui.layout import Screen
 from .ui.view import COLORS, DARK, View, to_xml
@@ -131,6 +133,14 @@ class Phone:
             self.awake, self.locked = True, False  # the power key and the keyguard (system/power.py)
             self.power_menu = False
             self.invalidate()
+
+    def save_state(self) -> PhoneState:
+        """The whole state now, as plain values (see system/snapshot.py)."""
+        return snapshot.capture(self)
+
+    def load_state(self, saved: PhoneState) -> None:
+        """Back to a state :meth:`save_state` gave (of a phone of the same size)."""
+        snapshot.restore(self, saved)
 
     def close(self) -> None:
         self.readers.clear()

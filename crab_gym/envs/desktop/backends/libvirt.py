@@ -25,6 +25,7 @@ from xml.etree import ElementTree as ET
 
 from crab_gym.envs.base import DeviceError
 from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
+from crab_gym.envs.desktop.backends.vm_states import VMState, VMStates
 from crab_gym.envs.desktop.primitives.apps import app_argv
 from crab_gym.envs.desktop.primitives.files import resolve
 from crab_gym.envs.desktop.primitives.procs import Process
@@ -117,6 +118,7 @@ class LibvirtSession:
         self._clock_stop = threading.Event()
         self.clock_error = ""
         self.clock_synced_at = 0.0
+        self._states = VMStates()  # the snapshots save_state took
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -148,6 +150,25 @@ class LibvirtSession:
         still waiting for the agent when the next reset comes is stopped (that load needs its own); one that
         failed is reported by the next reset.
         """
+        self._load(SNAPSHOT)
+
+    def save_state(self) -> VMState:
+        """An internal snapshot of the running machine (:class:`~.vm_states.VMStates`)."""
+        if self.dom is None:
+            raise DeviceError("the VM session is not started")
+        try:
+            return self._states.save(self.dom)
+        except (VMError, self.libvirt.libvirtError) as e:
+            raise DeviceError(f"saving the state of {self.name} failed: {e}") from e
+
+    def load_state(self, state: VMState) -> None:
+        """``loadvm`` of a snapshot :meth:`save_state` took in this domain, then what a reset does next."""
+        if self.dom is None:
+            raise DeviceError("the VM session is not started")
+        self._load(self._states.snapshot_of(state, self.dom, self.name))
+
+    def _load(self, snapshot: str) -> None:
+        """Load a snapshot in place, check the probe answers, and resync the guest clock (see reset)."""
         if self.dom is None or self.probe is None or self.x is None:
             raise DeviceError("the VM session is not started")
         self.wait_clock(stop=True)
@@ -156,7 +177,7 @@ class LibvirtSession:
             if not self.dom.isActive():
                 self.dom.createWithFlags(self.libvirt.VIR_DOMAIN_START_PAUSED)
                 self._started_here = True
-            load_snapshot(self.dom, SNAPSHOT)
+            load_snapshot(self.dom, snapshot)
             if self.dom.state()[0] == self.libvirt.VIR_DOMAIN_PAUSED:
                 self.dom.resume()
             # A channel stream opened before the load can stop taking data (a send then blocks in libvirt,
@@ -205,6 +226,7 @@ class LibvirtSession:
             stop.wait(0.02)
 
     def close(self) -> None:
+        self._states.drop(self.dom, (VMError, self.libvirt.libvirtError))
         if self._clock is not None:
             self._clock_stop.set()
             self._clock.join()

@@ -5,10 +5,22 @@ from __future__ import annotations
 import os
 import posixpath
 import shutil
+import stat
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-Snapshot = tuple[dict[str, bytes], set[str]]  # file bytes and directories, by path relative to the root
+
+@dataclass
+class Snapshot:
+    """The tree under the root, by path relative to it: file bytes, (mode, mtime ns) of each file,
+    directories and symlinks (their targets)."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)
+    dirs: set[str] = field(default_factory=set)
+    links: dict[str, str] = field(default_factory=dict)
+
 
 ALIASES = ("/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard", "/mnt/user/0/primary")
 SKELETON = (
@@ -155,37 +167,61 @@ class Sandbox:
         self._skeleton()
 
     def snapshot(self) -> Snapshot:
-        files, dirs = {}, set()
-        for dirpath, _dirnames, filenames in os.walk(self.root):
-            rel = os.path.relpath(dirpath, self.root)
-            dirs.add(rel)
-            for f in filenames:
-                files[os.path.normpath(os.path.join(rel, f))] = Path(dirpath, f).read_bytes()
-        return files, dirs
+        """Every file's bytes, mode and mtime, every directory and symlink: the tree as it is now."""
+        snap = Snapshot()
+        root = str(self.root)
+        for dirpath, dirnames, filenames in os.walk(root):
+            rel = os.path.relpath(dirpath, root)
+            snap.dirs.add(rel)
+            for name in dirnames + filenames:
+                path = os.path.join(dirpath, name)
+                key = os.path.normpath(os.path.join(rel, name))
+                st = os.lstat(path)
+                if stat.S_ISLNK(st.st_mode):
+                    snap.links[key] = os.readlink(path)
+                elif stat.S_ISREG(st.st_mode):
+                    with open(path, "rb") as fh:
+                        snap.files[key] = fh.read()
+                    snap.stats[key] = (st.st_mode, st.st_mtime_ns)
+        return snap
 
     def restore(self, snapshot: Snapshot) -> None:
-        """Make the tree equal to the snapshot: remove what is new, rewrite only files whose bytes differ."""
-        files, dirs = snapshot
+        """Make the tree equal to the snapshot: remove what is new, rewrite only files whose bytes differ, put
+        modes, mtimes and symlinks back."""
+        files, dirs, links, stats = snapshot.files, snapshot.dirs, snapshot.links, snapshot.stats
         root = str(self.root)
         for dirpath, dirnames, filenames in os.walk(root, topdown=True):
             rel = os.path.relpath(dirpath, root)
             for d in list(dirnames):
-                if os.path.normpath(os.path.join(rel, d)) not in dirs:
+                key = os.path.normpath(os.path.join(rel, d))
+                if key not in dirs:
                     path = os.path.join(dirpath, d)
                     os.unlink(path) if os.path.islink(path) else shutil.rmtree(path, ignore_errors=True)
                     dirnames.remove(d)
             for f in filenames:
-                if os.path.normpath(os.path.join(rel, f)) not in files:
-                    os.unlink(os.path.join(dirpath, f))
-        for d in dirs:
+                key = os.path.normpath(os.path.join(rel, f))
+                path = os.path.join(dirpath, f)
+                if key not in files or (os.path.islink(path) and links.get(key) != os.readlink(path)):
+                    os.unlink(path)
+        for d in sorted(dirs):
             os.makedirs(os.path.join(root, d), exist_ok=True)
+        for key, target in links.items():
+            path = os.path.join(root, key)
+            if not os.path.islink(path):
+                os.symlink(target, path)
         for key, data in files.items():
             path = os.path.join(root, key)
             try:
+                st = os.lstat(path)
                 with open(path, "rb") as fh:
-                    if fh.read() == data:  # compare contents: mtimes are too coarse to trust
-                        continue
+                    same = fh.read() == data  # compare contents: mtimes are too coarse to trust
             except (FileNotFoundError, IsADirectoryError):
-                pass
-            with open(path, "wb") as fh:
-                fh.write(data)
+                st, same = None, False
+            if not same:
+                with open(path, "wb") as fh:
+                    fh.write(data)
+            mode, mtime = stats.get(key, (None, None))
+            if mode is not None and (st is None or stat.S_IMODE(st.st_mode) != stat.S_IMODE(mode)):
+                os.chmod(path, stat.S_IMODE(mode))
+            if mtime is not None and (not same or st is None or st.st_mtime_ns != mtime):
+                os.utime(path, ns=(mtime, mtime))

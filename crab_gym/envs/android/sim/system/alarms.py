@@ -42,6 +42,20 @@ def rewind(phone) -> None:
     phone.alarms_stamp = None
 
 
+def bookkeeping(phone) -> tuple[int, int | None, bool]:
+    """What a saved state keeps: up to when alarms were checked, the next due time, and whether that due
+    time is up to date with the alarms database."""
+    known = phone.alarms_stamp is not None and phone.alarms_stamp == _version(phone.alarms_host)
+    return phone.checked_ms, phone.due_ms, known
+
+
+def restored(phone, checked_ms: int, due_ms: int | None, known: bool) -> None:
+    """The alarms' bookkeeping of a loaded state; its next due time is trusted only if it was up to date."""
+    phone.checked_ms, phone.due_ms = checked_ms, due_ms
+    phone.alarms_host = phone.fs.resolve(db.ALARMS_DB)
+    phone.alarms_stamp = _version(phone.alarms_host) if known else None
+
+
 def _version(host) -> tuple | None:
     """The file's stamp and SQLite's change counter (header bytes 24-27, moved by every commit in the
     rollback-journal mode the phone's databases use); None when the file is not there."""

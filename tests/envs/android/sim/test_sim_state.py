@@ -1,0 +1,148 @@
+"""The phone's state saved at any moment and loaded back: the same moment, and the same future from it."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import numpy as np
+
+from crab_gym.envs.android.sim import Phone
+
+
+def look(phone: Phone) -> tuple:
+    """What the phone shows of itself: files (with modes and times), log, clock, power, screen and tree."""
+    outputs = tuple(
+        phone.shell(cmd)
+        for cmd in (
+            "ls -laR /sdcard /data/data/com.google.android.deskclock",
+            "ls /sdcard/DCIM/Camera",
+            "logcat -d",
+            "date",
+            "dumpsys power | grep -i wakefulness",
+            "settings get secure ui_night_mode",
+            "cmd notification list",
+            "content query --uri content://contacts/phones --projection display_name",
+        )
+    )
+    return outputs, phone.ui_xml(), phone.screenshot().tobytes()
+
+
+def busy(phone: Phone, salt: str) -> list:
+    """A run of taps, keys, text and shell commands whose outputs depend on everything before them."""
+    out = []
+    for step in (
+        lambda: phone.keyevent(3),
+        lambda: phone.tap(0.5 * phone.width, 0.775 * phone.height),  # Contacts
+        lambda: phone.tap(0.848 * phone.width, 0.8775 * phone.height),  # new contact
+        lambda: phone.text(f"Zed {salt}"),
+        lambda: phone.shell(f"log -t Crab {salt}; echo {salt} >> /sdcard/Download/notes.txt"),
+        lambda: phone.shell(
+            "am start -a android.intent.action.SET_TIMER --ei android.intent.extra.alarm.LENGTH 3"
+        ),
+        lambda: phone.keyevent(4),
+        lambda: phone.keyevent(3),
+        lambda: phone.tap(0.9 * phone.width, 0.775 * phone.height),  # Camera
+        lambda: phone.tap(0.5 * phone.width, 0.8583 * phone.height),  # a photo: the clock moves a second
+        lambda: phone.shell(
+            f"settings put secure ui_night_mode 2; cmd notification post -t T{salt} tag {salt}"
+        ),
+        lambda: phone.shell("cmd statusbar expand-notifications"),
+        lambda: phone.swipe(540 * phone.width / 1080, 1800 * phone.height / 2400, 540, 400),
+    ):
+        out.append(step())
+        out.append(look(phone))
+    return out
+
+
+def test_a_state_brings_back_the_moment_and_its_future():
+    phone = Phone(width=360, height=800)
+    try:
+        busy(phone, "before")
+        phone.shell("input keyevent 26")  # asleep and locked at the save
+        phone.shell("chmod 600 /sdcard/Download/notes.txt")
+        state = pickle.loads(pickle.dumps(phone.save_state()))
+        at_save = look(phone)
+        phone.shell("input keyevent 26; input keyevent 82")
+        after = busy(phone, "after")
+        assert phone.counter > state.counter  # the clock moved after the save
+        phone.load_state(state)
+        assert look(phone) == at_save
+        phone.shell("input keyevent 26; input keyevent 82")
+        assert busy(phone, "after") == after
+    finally:
+        phone.close()
+
+
+def test_a_state_loads_onto_another_phone_of_that_size():
+    a, b = Phone(width=360, height=800), Phone(width=360, height=800, seed=4)
+    try:
+        busy(a, "x")
+        b.load_state(a.save_state())
+        assert look(a) == look(b)
+        assert busy(a, "y") == busy(b, "y")
+    finally:
+        a.close()
+        b.close()
+
+
+def test_the_sandbox_keeps_modes_times_and_symlinks():
+    phone = Phone(width=360, height=800)
+    try:
+        root = phone.fs.root
+        target = root / "sdcard/Download/a.txt"
+        target.write_text("a")
+        os.chmod(target, 0o640)
+        os.utime(target, ns=(10**18, 10**18))
+        os.symlink("a.txt", root / "sdcard/Download/link")
+        snap = phone.fs.snapshot()
+        target.write_text("changed")
+        os.chmod(target, 0o600)
+        os.unlink(root / "sdcard/Download/link")
+        os.symlink("elsewhere", root / "sdcard/Download/link")
+        (root / "sdcard/Download/new").write_text("n")
+        phone.fs.restore(snap)
+        st = os.lstat(target)
+        assert target.read_text() == "a" and st.st_mode & 0o777 == 0o640 and st.st_mtime_ns == 10**18
+        assert os.readlink(root / "sdcard/Download/link") == "a.txt"
+        assert not (root / "sdcard/Download/new").exists()
+    finally:
+        phone.close()
+
+
+def test_the_clock_runs_on_from_the_save_in_real_time():
+    phone = Phone(width=360, height=800, realtime=True)
+    try:
+        phone.shell("date 031509452024.00")
+        state = phone.save_state()
+        phone.shell("date 010100002030.00")
+        phone.load_state(state)
+        assert phone.shell("date")[0].startswith(b"Fri Mar 15 09:45")
+        assert np.array_equal(phone.screenshot(), phone.screenshot())
+    finally:
+        phone.close()
+
+
+def test_an_apps_handlers_come_back_with_its_screen():
+    """Keep's editor saves the note on back through a handler it sets when drawn: code, not state, so the
+    load draws the top screen again and back still saves."""
+    phone = Phone(width=360, height=800)
+    try:
+        phone.launch("com.google.android.keep")
+        phone.push("edit", focus="title")
+        phone.text("Branch")
+        phone.screenshot()
+        state = phone.save_state()
+        phone.keyevent(4)
+        saved = phone.shell("content query --uri content://com.google.android.keep/notes")
+        phone.load_state(state)
+        phone.keyevent(4)
+        assert (
+            b"Branch"
+            in phone.shell(
+                "sqlite3 /data/data/com.google.android.keep/databases/keep.db 'SELECT title FROM notes'"
+            )[0]
+        )
+        assert phone.shell("content query --uri content://com.google.android.keep/notes") == saved
+    finally:
+        phone.close()
