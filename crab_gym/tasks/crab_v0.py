@@ -70,7 +70,9 @@ CRAB_V0: dict[str, CrabSubTask] = {
     _A + "n": CrabSubTask("Settings: rename the Bluetooth device to {content}", needs=TEMPLATE),
     _A + "h": CrabSubTask(
         "Clock: add {place_name} to the world clock, tell the time gap (output)", needs=TEMPLATE),
-    _A + "r": CrabSubTask("Google Drive: create a folder {content}", needs=DRIVE),
+    _A + "r": CrabSubTask(
+        "Google Drive: create a folder {content}", "drive_create_folder", {"content": "name"},
+        compare="CRAB reads the folder's row on Drive's screen with Drive in front; ours reads DocList.db"),
     _A + "w": CrabSubTask("Google Maps: find the address of {content} (output)", needs=MAPS),
     "51b2463c-9904-4a32-81ba-507bfb89d61f": CrabSubTask(
         "Google Maps: the city of postal code {number} in {country} (output)", needs=MAPS),

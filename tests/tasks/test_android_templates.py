@@ -46,6 +46,7 @@ ATTRS: dict[str, dict] = {
         "subject": "Invoice",
         "body": "Attached is the 'final' one",
     },
+    "drive_create_folder": {"name": "Reçus 'été' & co"},
 }
 IDS = [t.id for t in ANDROID_TEMPLATES]
 SPECS = {a.name: a for a in ACTIONS}

@@ -10,6 +10,7 @@ from . import (
     clock,
     contacts,
     dialer,
+    drive,
     files,
     launcher,
     mail,
@@ -34,6 +35,7 @@ install(
         settings,
         mail,
         camera,
+        drive,
     )
 )
 

@@ -1,0 +1,52 @@
+"""CRAB v0's Drive and Maps sub-tasks (the phone's online apps): files in CRAB's shape with its real UUIDs,
+solved by the oracle on the phone, and not solved by doing nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+from test_crab_v0 import crab_file, dataset
+
+import crab_gym  # noqa: F401
+from crab_gym.baselines.oracle import OracleAgent
+from crab_gym.rollout import rollout
+from crab_gym.tasks.crab_v0 import crab_template
+
+DRIVE_FOLDER = "a3d11574-2acf-4b26-a569-a5dbc9d548ar"
+
+ONLINE = [
+    crab_file(
+        "7a1f0c2e-0000-4000-8000-0000000000d1",
+        'In Android, Using "Google Drive" app, create a new folder named content.',
+        (DRIVE_FOLDER, {"content": "content"}),
+        adjlist="0",
+    ),
+]
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return dataset(tmp_path / "dataset", {"android": ONLINE})
+
+
+def test_drive_uuid_keeps_crab_attribute_and_names_drive() -> None:
+    t = crab_template(DRIVE_FOLDER)
+    assert set(t.attributes) == {"content"}
+    assert "Google Drive" in t.instantiate(content="content").instruction
+
+
+def test_oracle_solves_the_online_files_and_doing_nothing_does_not(folder: Path) -> None:
+    env = gym.make("Crab-Android-v0", tasks=f"crab-v0:{folder}", max_steps=30)
+    try:
+        agent = OracleAgent(env)
+        for t in ONLINE:
+            record = rollout(env, agent, task=t["id"], seed=0)
+            assert record.success, (t["id"], record.termination_reason)
+            _, info = env.reset(seed=0, options={"task": t["id"]})
+            assert info["completion_ratio"] == 0.0
+            _, reward, terminated, _, info = env.step(env.unwrapped.wait_action())
+            assert reward == 0.0 and not terminated and info["completion_ratio"] == 0.0
+    finally:
+        env.close()
