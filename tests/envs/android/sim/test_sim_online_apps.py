@@ -3,6 +3,7 @@ by am, named by dumpsys, drawn in the launcher, their state in their SQLite data
 
 from __future__ import annotations
 
+import html
 import re
 
 import adbutils
@@ -12,7 +13,13 @@ from crab_gym.envs.android.sim.system.registry import APPS
 
 DRIVE = "com.google.android.apps.docs"
 DOCLIST = "/data/data/com.google.android.apps.docs/databases/DocList.db"
-ONLINE = {DRIVE: ".app.NewMainProxyActivity"}
+CHROME = "com.android.chrome"
+HISTORY = "/data/data/com.android.chrome/app_chrome/Default/History"
+ONLINE = {DRIVE: ".app.NewMainProxyActivity", CHROME: "com.google.android.apps.chrome.Main"}
+NODE = re.compile(
+    r'text="([^"]*)" resource-id="([^"]*)" class="([^"]*)" package="[^"]*" content-desc="([^"]*)"'
+    r'[^>]*?bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"'
+)
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +55,8 @@ def test_pm_am_dumpsys_and_launcher_know_the_app(fresh, package):
     out = fresh.shell(f"am start -n {package}/{ONLINE[package]}")
     assert "Error" not in out, out
     cur = fresh.app_current()
-    assert (cur.package, cur.activity) == (package, package + ONLINE[package])
+    cls = ONLINE[package] if not ONLINE[package].startswith(".") else package + ONLINE[package]
+    assert (cur.package, cur.activity) == (package, cls)
     assert f"{package}/{ONLINE[package]}" in fresh.shell("dumpsys activity activities")
     fresh.shell("input keyevent 3")
     fresh.shell("input swipe 540 1800 540 600")  # the app drawer
@@ -113,3 +121,76 @@ def test_the_templates_drawer_points_open_their_apps(phone):
         phone.invalidate()
         phone.tap(x * phone.width, y * phone.height)
         assert APPS[phone.current.package].label == labels.get(app, app.capitalize()), app
+
+
+def _node(device, text: str = "", desc: str = "", rid: str = "") -> tuple[int, int]:
+    """The centre of the first node with that text (or content-desc, or resource id) on the screen."""
+    for t, r, _, d, x1, y1, x2, y2 in NODE.findall(device.dump_hierarchy()):
+        if (text and t == text) or (desc and d == desc) or (rid and r.endswith(":id/" + rid)):
+            return (int(x1) + int(x2)) // 2, (int(y1) + int(y2)) // 2
+    raise AssertionError(f"no node {text or desc or rid!r} on the screen")
+
+
+def _texts(device) -> list[str]:
+    return [html.unescape(t) for t, *_ in NODE.findall(device.dump_hierarchy()) if t]
+
+
+def test_chrome_address_bar_links_forms_back_and_history(fresh):
+    fresh.shell(f"am start -n {CHROME}/{ONLINE[CHROME]}")
+    fresh.click(*_node(fresh, rid="url_bar"))
+    fresh.shell("input text en.wikipedia.org/wiki/Japan")
+    fresh.shell("input keyevent KEYCODE_ENTER")
+    assert "https://en.wikipedia.org/wiki/Japan" in _texts(fresh)
+    texts = _texts(fresh)
+    assert texts[texts.index("Capital") + 1] == "Tokyo"
+    fresh.click(*_node(fresh, desc="Search"))  # the site's search form
+    fresh.shell("input text Kenya")
+    fresh.shell("input keyevent 66")
+    assert "https://en.wikipedia.org/wiki/Kenya" in _texts(fresh)
+    fresh.shell("input keyevent 4")
+    assert "https://en.wikipedia.org/wiki/Japan" in _texts(fresh)
+    # words, not an address: a search on the search site, whose result links open
+    fresh.click(*_node(fresh, rid="url_bar"))
+    fresh.shell("input text 'cat tools'")
+    fresh.shell("input keyevent 66")
+    assert "https://www.google.com/search?q=cat+tools" in _texts(fresh)
+    texts = _texts(fresh)
+    link = next(t for t, after in zip(texts, texts[1:], strict=False) if after == f"https://github.com/{t}")
+    fresh.click(*_node(fresh, text=link))
+    assert f"https://github.com/{link}" in _texts(fresh)
+    rows = fresh.shell(f'sqlite3 {HISTORY} "SELECT url FROM urls ORDER BY id"').split()
+    assert rows == [
+        "https://en.wikipedia.org/wiki/Japan",
+        "https://en.wikipedia.org/wiki/Kenya",
+        "https://www.google.com/search?q=cat+tools",
+        f"https://github.com/{link}",
+    ]
+    assert "Japan" in fresh.shell(f'sqlite3 {HISTORY} "SELECT title FROM urls WHERE id = 1"')
+
+
+def test_chrome_long_press_copies_a_link_or_image_address(fresh):
+    fresh.shell("am start -a android.intent.action.VIEW -d 'https://www.google.com/search?q=cat&tbm=isch'")
+    assert fresh.app_current().package == CHROME
+    x, y = _node(fresh, desc="cat photo")
+    fresh.swipe(x, y, x, y, 0.8)  # a long press
+    fresh.click(*_node(fresh, text="Copy image address"))
+    clip = fresh.shell("dumpsys clipboard")
+    assert "{T(" in clip and "https://encrypted-tbn0.gstatic.com/images/cat-0.png" in clip
+    x, y = _node(fresh, text="All")
+    fresh.swipe(x, y, x, y, 0.8)
+    assert "https://www.google.com/search?q=cat" in _texts(fresh)  # the menu's header
+    fresh.click(*_node(fresh, text="Copy link address"))
+    assert fresh.shell("dumpsys clipboard").endswith("{T(35):https://www.google.com/search?q=cat} }")
+
+
+def test_chrome_shows_net_errors_and_survives_bad_input(fresh, served):
+    fresh.shell("am start -a android.intent.action.VIEW -d https://no-such-site.example/")
+    assert "This site can't be reached" in _texts(fresh) and "ERR_NAME_NOT_RESOLVED" in _texts(fresh)
+    fresh.click(*_node(fresh, rid="url_bar"))
+    fresh.shell("input text 'javascript:alert(1)'")
+    fresh.shell("input keyevent 66")  # not a URL we load: searched for
+    assert fresh.app_current().package == CHROME
+    assert any(t.startswith("https://www.google.com/search?q=javascript") for t in _texts(fresh))
+    fresh.click(*_node(fresh, rid="url_bar"))
+    fresh.shell("input keyevent 66")  # nothing typed: nothing happens
+    assert fresh.shell("echo alive") == "alive"

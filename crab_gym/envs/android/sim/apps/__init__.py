@@ -7,6 +7,7 @@ from ..system.registry import APPS, LAUNCHER, AppSpec, install
 from . import (
     calendar,
     camera,
+    chrome,
     clock,
     contacts,
     dialer,
@@ -36,6 +37,7 @@ install(
         mail,
         camera,
         drive,
+        chrome,
     )
 )
 

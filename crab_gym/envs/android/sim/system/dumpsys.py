@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..shell.context import Ctx, command
-from . import power
+from . import clipboard, power
 from .packages import load
 from .pm import dump_package
 from .registry import APPS, short
@@ -34,6 +34,8 @@ def _dumpsys(ctx: Ctx, args: list[str]) -> int:
             _displays(ctx)
     elif what == "input":
         _input(ctx)
+    elif what == "clipboard":
+        clipboard.dump(ctx)
     elif what == "activity":
         sub = args[1] if len(args) > 1 else "activities"
         if sub == "top":
