@@ -47,6 +47,9 @@ ATTRS: dict[str, dict] = {
         "body": "Attached is the 'final' one",
     },
     "drive_create_folder": {"name": "Reçus 'été' & co"},
+    "maps_find_address": {"place": "Eiffel Tower"},
+    "maps_postal_city": {"code": "90460", "country": "Germany"},
+    "maps_route_distance": {"origin": "Munich", "destination": "Zurich"},
 }
 IDS = [t.id for t in ANDROID_TEMPLATES]
 SPECS = {a.name: a for a in ACTIONS}

@@ -26,6 +26,7 @@ GMAIL = "0090f116-e02b-4562-a20d-b5df38be963a"
 VIM = "0f589bf9-9b26-4581-8b78-2961b115ab49"
 FIREFOX_IMAGE = "017102b6-d2c3-466b-96f7-37c8bcddc41a"
 MAPS_POSTCODE = "51b2463c-9904-4a32-81ba-507bfb89d61f"
+VSCODE = "8491e674-596b-452b-9e0e-58a44d90f947"
 
 
 def crab_file(tid: str, description: str, *subs: tuple[str, dict[str, Any]], adjlist: str) -> dict[str, Any]:
@@ -148,12 +149,14 @@ def test_malformed_file_is_a_one_line_error_naming_file_and_field(tmp_path: Path
 
 
 def test_import_report_counts_what_loads_and_what_each_file_needs(folder: Path) -> None:
+    # the Maps sub-tasks run now (the phone's Maps app): that file loads; VS Code's still waits
     maps = crab_file("m", "d", (MAPS_POSTCODE, {"number": "63002", "country": "South Korea"}), adjlist="0")
-    dataset(folder, {"ubuntu": [WEB], "android": [maps]})
+    code = crab_file("v", "d", (VSCODE, {"file_path": "/home/crab/a.py"}), adjlist="0")
+    dataset(folder, {"ubuntu": [WEB, code], "android": [maps]})
     tasks, lines = import_report(folder)
-    assert len(tasks) == 5
-    assert lines[0] == "5 of 7 CRAB task files load and run today (3 android, 1 cross-device, 1 ubuntu)"
-    assert any(line.startswith("android/m.json: needs the Google Maps app") for line in lines)
+    assert len(tasks) == 6
+    assert lines[0] == "6 of 8 CRAB task files load and run today (4 android, 1 cross-device, 1 ubuntu)"
+    assert any(line.startswith("ubuntu/v.json: needs VS Code") for line in lines)
     assert any(line.startswith(f"ubuntu/{WEB['id']}.json: needs a web browser") for line in lines)
 
 

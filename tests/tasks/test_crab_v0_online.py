@@ -15,12 +15,33 @@ from crab_gym.rollout import rollout
 from crab_gym.tasks.crab_v0 import crab_template
 
 DRIVE_FOLDER = "a3d11574-2acf-4b26-a569-a5dbc9d548ar"
+MAPS_ADDRESS = "a3d11574-2acf-4b26-a569-a5dbc9d548aw"
+MAPS_POSTCODE = "51b2463c-9904-4a32-81ba-507bfb89d61f"
+MAPS_ROUTE = "1a1b72d7-78c9-4027-8278-86083ae01045"
 
 ONLINE = [
     crab_file(
         "7a1f0c2e-0000-4000-8000-0000000000d1",
         'In Android, Using "Google Drive" app, create a new folder named content.',
         (DRIVE_FOLDER, {"content": "content"}),
+        adjlist="0",
+    ),
+    crab_file(
+        "7a1f0c2e-0000-4000-8000-0000000000d2",
+        'In Android, using "Google Map" App, find the address of Tokyo Tower.',
+        (MAPS_ADDRESS, {"content": "Tokyo Tower"}),
+        adjlist="0",
+    ),
+    crab_file(  # CRAB gives the postal code as a number
+        "7a1f0c2e-0000-4000-8000-0000000000d3",
+        'In Android, using "Google Map" App, find the city of post code 63002 in South Korea.',
+        (MAPS_POSTCODE, {"number": 63002, "country": "Japan"}),
+        adjlist="0",
+    ),
+    crab_file(
+        "7a1f0c2e-0000-4000-8000-0000000000d4",
+        'In Android, using "Google Map" App, find the shortest route distance from Geneva to Zurich.',
+        (MAPS_ROUTE, {"place_name_1": "Geneva", "place_name_2": "Zurich"}),
         adjlist="0",
     ),
 ]
@@ -35,6 +56,18 @@ def test_drive_uuid_keeps_crab_attribute_and_names_drive() -> None:
     t = crab_template(DRIVE_FOLDER)
     assert set(t.attributes) == {"content"}
     assert "Google Drive" in t.instantiate(content="content").instruction
+
+
+def test_maps_uuids_keep_crab_attributes_and_give_the_worlds_answers() -> None:
+    from crab_gym.web.content.world import WebWorld
+
+    maps = WebWorld(0).maps
+    address = crab_template(MAPS_ADDRESS).instantiate(content="Tokyo Tower")
+    assert address.output() == maps.find("Tokyo Tower").address and "Tokyo Tower" in address.instruction
+    city = crab_template(MAPS_POSTCODE).instantiate(number=63002, country="Japan")
+    assert city.output() == maps.city_for_postal("63002", "Japan").name
+    route = crab_template(MAPS_ROUTE).instantiate(place_name_1="Geneva", place_name_2="Zurich")
+    assert route.output() == maps.route("Geneva", "Zurich").distance_text
 
 
 def test_oracle_solves_the_online_files_and_doing_nothing_does_not(folder: Path) -> None:

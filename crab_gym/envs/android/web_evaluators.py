@@ -4,13 +4,16 @@ comparisons ignore case and surrounding whitespace."""
 
 from __future__ import annotations
 
+import re
+
 from crab_gym.core.evaluators import evaluator
-from crab_gym.envs.android.evaluators import _same
+from crab_gym.envs.android.evaluators import _has, _same
 from crab_gym.envs.android.state import AndroidState
 
 ENV = "android"
 
 DRIVE_DB = "/data/data/com.google.android.apps.docs/databases/DocList.db"
+MAPS_DB = "/data/data/com.google.android.apps.maps/databases/gmm_myplaces.db"
 FOLDER_MIME = "application/vnd.google-apps.folder"
 
 
@@ -32,4 +35,35 @@ def drive_file_exists(state: AndroidState, name: str) -> bool:
     return any(_same(t, name) for t, *_ in rows)
 
 
-__all__ = ["drive_file_exists", "drive_folder_exists"]
+@evaluator(env=ENV)
+def maps_place_found(state: AndroidState, name: str) -> bool:
+    """Google Maps showed the place {name!r} with its address"""
+    rows = state.sqlite(MAPS_DB, "SELECT query, result, address FROM searches")
+    return any((_same(q, name) or _same(r, name)) and a for q, r, a, *_ in rows)
+
+
+def _code(text: str) -> str:
+    return re.sub(r"[^0-9A-Z]", "", str(text).upper())
+
+
+@evaluator(env=ENV)
+def maps_postal_city_found(state: AndroidState, code: str, country: str) -> bool:
+    """Google Maps found the city of postal code {code} in {country}"""
+    rows = state.sqlite(MAPS_DB, "SELECT query, result FROM searches")
+    return any(_code(code) in _code(q) and _has(q, country) and r for q, r, *_ in rows)
+
+
+@evaluator(env=ENV)
+def maps_route_shown(state: AndroidState, origin: str, destination: str) -> bool:
+    """Google Maps showed the driving routes from {origin!r} to {destination!r}"""
+    rows = state.sqlite(MAPS_DB, "SELECT origin, destination FROM directions")
+    return any(_same(o, origin) and _same(d, destination) for o, d, *_ in rows)
+
+
+__all__ = [
+    "drive_file_exists",
+    "drive_folder_exists",
+    "maps_place_found",
+    "maps_postal_city_found",
+    "maps_route_shown",
+]

@@ -43,6 +43,9 @@ ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     communication.PHONE_CALL_BACK,
     communication.MAIL_SEND,
     online.DRIVE_CREATE_FOLDER,
+    online.MAPS_FIND_ADDRESS,
+    online.MAPS_POSTAL_CITY,
+    online.MAPS_ROUTE_DISTANCE,
 )
 for _template in ANDROID_TEMPLATES:
     register(_template)

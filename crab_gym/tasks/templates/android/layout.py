@@ -27,7 +27,7 @@ HOME = {
 # The app drawer: every app but the launcher, by label, four to a row (sim/apps/launcher.py).
 DRAWER_APPS = (
     *("calendar", "camera", "chrome", "clock", "contacts", "drive", "files"),
-    *("gmail", "keep", "messages", "phone", "settings", "tasks"),
+    *("gmail", "keep", "maps", "messages", "phone", "settings", "tasks"),
 )
 DRAWER = {app: (0.125 + (i % 4) * 0.25, 0.2083 + (i // 4) * 0.125) for i, app in enumerate(DRAWER_APPS)}
 FAB = (0.848, 0.8775)  # the round "+" button at the bottom right of list screens

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import shlex
 
 import adbutils
 import pytest
@@ -15,7 +16,13 @@ DRIVE = "com.google.android.apps.docs"
 DOCLIST = "/data/data/com.google.android.apps.docs/databases/DocList.db"
 CHROME = "com.android.chrome"
 HISTORY = "/data/data/com.android.chrome/app_chrome/Default/History"
-ONLINE = {DRIVE: ".app.NewMainProxyActivity", CHROME: "com.google.android.apps.chrome.Main"}
+MAPS = "com.google.android.apps.maps"
+MAPS_DB = "/data/data/com.google.android.apps.maps/databases/gmm_myplaces.db"
+ONLINE = {
+    DRIVE: ".app.NewMainProxyActivity",
+    CHROME: "com.google.android.apps.chrome.Main",
+    MAPS: "com.google.android.maps.MapsActivity",
+}
 NODE = re.compile(
     r'text="([^"]*)" resource-id="([^"]*)" class="([^"]*)" package="[^"]*" content-desc="([^"]*)"'
     r'[^>]*?bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"'
@@ -194,3 +201,58 @@ def test_chrome_shows_net_errors_and_survives_bad_input(fresh, served):
     fresh.click(*_node(fresh, rid="url_bar"))
     fresh.shell("input keyevent 66")  # nothing typed: nothing happens
     assert fresh.shell("echo alive") == "alive"
+
+
+def _search(device, query: str) -> None:
+    device.click(*_node(device, rid="search_omnibox_text_box"))
+    device.shell(f"input text {shlex.quote(query)}")
+    device.shell("input keyevent 66")
+
+
+def test_maps_place_postal_code_route_and_share(fresh, served):
+    maps = served.phone.web.world.maps
+    fresh.shell(f"am start -n {MAPS}/{ONLINE[MAPS]}")
+    place = maps.places[3]
+    _search(fresh, place.name)
+    assert place.address in _texts(fresh)
+    assert f'content-desc="{place.name}"' in fresh.dump_hierarchy()  # as CRAB's check looks for it
+    fresh.click(*_node(fresh, rid="share_button"))
+    fresh.click(*_node(fresh, text="Copy link"))
+    assert fresh.shell("dumpsys clipboard").endswith(f"{place.share_url}}} }}")
+
+    city = maps.cities[2]
+    _search(fresh, f"{city.postal_codes[0]} {city.country}")
+    omnibox = _texts(fresh)[0]
+    assert city.name in omnibox and city.postal_codes[0] in omnibox
+
+    fresh.click(*_node(fresh, rid="directions_button"))
+    fresh.shell("input text Geneva")
+    fresh.click(*_node(fresh, rid="directions_endpoint_textbox"))
+    fresh.shell("input text Zurich")
+    fresh.shell("input keyevent 66")
+    xml = fresh.dump_hierarchy()
+    assert 'content-desc="Start location, Geneva"' in xml and 'content-desc="Destination, Zurich"' in xml
+    best = maps.route("Geneva", "Zurich")
+    assert f"{best.distance_text} · {best.duration_min} min" in _texts(fresh)
+    assert fresh.shell(f'sqlite3 {MAPS_DB} "SELECT origin, destination, distance_m FROM directions"') == (
+        f"Geneva|Zurich|{round(best.distance_km * 1000)}"
+    )
+    rows = fresh.shell(f'sqlite3 {MAPS_DB} "SELECT query, result FROM searches ORDER BY _id"').splitlines()
+    assert rows == [f"{place.name}|{place.name}", f"{city.postal_codes[0]} {city.country}|{city.name}"]
+
+
+def test_maps_geo_intent_and_bad_input(fresh):
+    fresh.shell("am start -a android.intent.action.VIEW -d 'geo:0,0?q=coffee+shop+near+Munich'")
+    assert fresh.app_current().package == MAPS
+    assert "coffee shop near Munich" in _texts(fresh)
+    for query in ("", "   ", "%%%", "x" * 300, "1 Atlantis", "near near near"):
+        _search(fresh, query)
+        assert fresh.app_current().package == MAPS and "keeps stopping" not in fresh.dump_hierarchy()
+    fresh.click(*_node(fresh, rid="directions_button"))
+    fresh.shell("input keyevent 66")  # no start, no destination: nothing routed
+    assert fresh.shell(f'sqlite3 {MAPS_DB} "SELECT COUNT(*) FROM directions"') == "0"
+    fresh.shell("input text Sydney")
+    fresh.click(*_node(fresh, rid="directions_endpoint_textbox"))
+    fresh.shell("input text Oxford")
+    fresh.shell("input keyevent 66")
+    assert "No driving route found" in _texts(fresh)

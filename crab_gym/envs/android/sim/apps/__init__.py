@@ -15,6 +15,7 @@ from . import (
     files,
     launcher,
     mail,
+    maps,
     messages,
     notes,
     settings,
@@ -38,6 +39,7 @@ install(
         camera,
         drive,
         chrome,
+        maps,
     )
 )
 
