@@ -83,3 +83,39 @@ def test_oracle_solves_the_online_files_and_doing_nothing_does_not(folder: Path)
             assert reward == 0.0 and not terminated and info["completion_ratio"] == 0.0
     finally:
         env.close()
+
+
+def test_set_of_marks_numbers_the_new_apps_elements(folder: Path) -> None:
+    """Through marks only: the drawer's Chrome, Drive and Maps icons, Drive's entries, Chrome's address bar
+    and a page's links, Maps' search box are all numbered elements an agent can act on."""
+    from crab_gym.wrappers import SetOfMarks
+
+    env = SetOfMarks(gym.make("Crab-Android-v0", tasks=f"crab-v0:{folder}", max_steps=40), detector=False)
+    try:
+
+        def marks() -> dict[str, int]:
+            return {m.name: m.id for m in env.marks["android"]}
+
+        def act(action: str, **params) -> None:
+            env.step(env.encode_action("android", action, params))
+
+        env.reset(seed=0, options={"task": ONLINE[0]["id"]})
+        act("open_app_drawer")
+        assert {"Chrome", "Drive", "Maps"} <= set(marks())
+        act("tap", element=marks()["Drive"])
+        assert {"Work Folder", "Photos Folder", "Resume.pdf"} <= set(marks())
+        act("press", button="home")
+        act("open_app_drawer")
+        act("tap", element=marks()["Chrome"])
+        act("tap", element=marks()["Search or type web address"])
+        act("write_text", text="en.wikipedia.org")
+        act("press", button="enter")
+        assert {"Kenya", "Japan", "Search"} <= set(marks())  # links to country pages, the site's search
+        act("tap", element=marks()["Kenya"])
+        assert "https://en.wikipedia.org/wiki/Kenya" in marks()  # the address bar
+        act("press", button="home")
+        act("open_app_drawer")
+        act("tap", element=marks()["Maps"])
+        assert "Search here" in marks()
+    finally:
+        env.close()

@@ -72,6 +72,7 @@ def _omnibox(s: Screen, text: str) -> None:
     box = s.view(
         cls="android.widget.LinearLayout",
         rid="search_omnibox_text_box",
+        desc="Search here",
         bounds=(s.px(32), s.y + s.px(20), s.right - s.px(32), s.y + s.px(150)),
         clickable=True,
         focusable=True,

@@ -26,7 +26,7 @@ class Item:
     glyph: str = ""  # a Material icon drawn before the text (settings pages, files)
     bubble: str = ""  # "in" or "out": a chat message drawn as a bubble (Messages)
     title_rid: str = "title"  # the title text's resource id (an app's own, as Drive's entry_label)
-    desc: str = ""  # the title text's content description
+    desc: str = ""  # the row's and its title text's content description
 
 
 class Screen(Protocol):
@@ -58,6 +58,7 @@ def list_row(s: Screen, lv: View, it: Item, y1: int, rh: int, top: int, end: int
             on_click=it.on_click,
             on_long_click=it.on_long_click,
             rid=s.rid(it.rid) if it.rid else "",
+            desc=it.desc,  # a clickable row is named by it (a mark's name, TalkBack's label)
         )
     )
     if it.bubble:
