@@ -14,6 +14,8 @@ DEBS=(
   python3 python3-venv python3-dev python3-gi python3-pyatspi python3-xlib gir1.2-atspi-2.0 gir1.2-gtk-3.0
   fonts-dejavu-core xfonts-base sqlite3 procps psmisc adb tesseract-ocr tesseract-ocr-eng
   chromium chromium-driver fonts-roboto fonts-material-design-icons-iconfont gir1.2-wnck-3.0 iproute2
+  # the offline web's browsers (docs/web.md): Firefox ESR, and certutil to make their profiles trust the session CA
+  firefox-esr libnss3-tools
   # the desktop in a VM (crab-gym vm ...): QEMU, libvirt (libvirt-python builds against libvirt-dev), mmdebstrap
   qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-clients libvirt-dev pkg-config mmdebstrap e2fsprogs
 )

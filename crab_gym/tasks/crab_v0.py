@@ -113,17 +113,21 @@ CRAB_V0: dict[str, CrabSubTask] = {
     "8491e674-596b-452b-9e0e-58a44d90f947": CrabSubTask(
         "VS Code: paste the clipboard, save as {file_path}", needs=VSCODE),
     "a313ea4d-e501-4971-b4fe-db2aad19eac1": CrabSubTask(
-        "download {url} to {file_path}", needs=WEB),
+        "download {url} to {file_path}", "web_download", {"file_path": "path"},
+        compare="same check: the file holds the URL's bytes (CRAB hashes both), served by the offline web"),
     "a313ea4d-e501-4971-b4fe-db2aad19acsd": CrabSubTask(
         "download the URL on the clipboard to {file_path}", needs=WEB),
     "017102b6-d2c3-466b-96f7-37c8bcddc41a": CrabSubTask(
         "Firefox: image search {keyword}, copy an image URL", needs=WEB),
     "bcd03c9f-62c9-4001-8d86-78358c59ce22": CrabSubTask(
-        "Firefox: find a GitHub repository about {keyword}, copy its URL", needs=WEB),
+        "Firefox: find a GitHub repository about {keyword}, copy its URL", "web_find_repo",
+        compare="CRAB wants the keyword in the URL and GitHub's search in front; ours a repo about it"),
     "2b189dc2-c77f-4fa3-8432-ba4355cc294c": CrabSubTask(
         "Firefox, Google Maps: a {place_type} near {place_name}, copy its share URL", needs=WEB),
     "49b614c5-c4bb-4c20-aab8-ab9dcc7de1b5": CrabSubTask(
-        "Firefox: copy the torch.matmul example of PyTorch 1.13's docs", needs=WEB),
+        "Firefox: copy the torch.matmul example of PyTorch 1.13's docs", "web_docs_example",
+        fixed={"function": "torch.matmul"},
+        compare="stricter: ours wants every code line of the example, CRAB three of them; both the page"),
     "1cd6519a-9ee0-442b-ba5a-9238aeb00ff6": CrabSubTask(
         "Firefox, Wikipedia, Calc: {country}'s capital and population into ODS {file_path}", needs=WEB),
 }

@@ -111,12 +111,16 @@ def templates_for(
 ) -> list[SubTaskTemplate]:
     """The registered templates on ``platforms`` (default: every device), by id; ``only`` those ids."""
     import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
+    from crab_gym.tasks.templates.desktop import UNSAMPLED
 
     allowed = set(DEVICES if platforms is None else platforms)
     return [
         t
         for _, t in sorted(TEMPLATES.items())
-        if t.platforms and set(t.platforms) <= allowed and (only is None or t.id in only)
+        if t.platforms
+        and set(t.platforms) <= allowed
+        and t.id not in UNSAMPLED
+        and (only is None or t.id in only)
     ]
 
 

@@ -52,6 +52,10 @@ class WebApp:
     """ASGI: the site for the request's Host (port and case ignored); an unknown host gets a 421 saying so."""
 
     def __init__(self, world: WebWorld) -> None:
+        self.set_world(world)
+
+    def set_world(self, world: WebWorld) -> None:
+        """Answer from ``world`` from the next request on."""
         self.world = world
         self.sites = {host: Router(routes) for host, routes in site_routes(world).items()}
 

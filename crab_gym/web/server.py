@@ -72,6 +72,7 @@ class WebServer:
     state_dir: Path  # the CA and server key go here
     world: WebWorld = field(init=False)
     certs: Certs = field(init=False)
+    app: WebApp = field(init=False)
     ports: tuple[int, int] = (443, 80)
     _servers: list[uvicorn.Server] = field(default_factory=list, init=False)
     _thread: threading.Thread | None = field(default=None, init=False)
@@ -79,7 +80,14 @@ class WebServer:
 
     def __post_init__(self) -> None:
         self.world = WebWorld(self.seed)
+        self.app = WebApp(self.world)
         self.certs = make_certs(self.state_dir, HOSTS)
+
+    def set_seed(self, seed: int) -> None:
+        """Serve the world of ``seed`` from the next request on; the sockets and the CA stay."""
+        if seed != self.seed:
+            self.seed, self.world = seed, WebWorld(seed)
+            self.app.set_world(self.world)
 
     @property
     def https_port(self) -> int:
@@ -89,7 +97,7 @@ class WebServer:
         """Bind in ``netns`` and serve until stop(); returns once the server accepts connections."""
         self.sockets = bind_in_netns(netns, self.ports if netns else (0, 0))
         tls = uvicorn.Config(
-            WebApp(self.world),
+            self.app,
             ssl_certfile=str(self.certs.cert_pem),
             ssl_keyfile=str(self.certs.key_pem),
             ssl_version=ssl.PROTOCOL_TLS_SERVER,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from crab_gym.core.evaluators import evaluator
 from crab_gym.envs.desktop.odf import cell
 from crab_gym.envs.desktop.state import DesktopState
+from crab_gym.web.content.files import file_bytes
 
 ENV = "ubuntu"
 
@@ -151,3 +154,20 @@ def gsetting_number(state: DesktopState, schema: str, key: str, value: float) ->
         return abs(float(raw) - float(value)) < 1e-9
     except ValueError:
         return False
+
+
+@evaluator(env=ENV)
+def file_is_download(state: DesktopState, path: str, url: str) -> bool:
+    """the file {path} holds exactly what the offline web serves at {url}"""
+    return state.read_bytes(path) == file_bytes(url)
+
+
+REPO_URL = re.compile(r"https://github\.com/([\w.-]+)/([\w.-]+)/?")
+
+
+@evaluator(env=ENV)
+def clipboard_repo_about(state: DesktopState, keyword: str) -> bool:
+    """the clipboard holds the URL of a code repository about {keyword!r}"""
+    world, found = state.web(), REPO_URL.fullmatch(state.clipboard().strip())
+    repo = world.code.repo(f"{found[1]}/{found[2]}") if world is not None and found else None
+    return repo is not None and repo.about(keyword)

@@ -12,6 +12,7 @@ from crab_gym.core.memo import cached_read
 from crab_gym.envs.desktop.backends.panel import PANEL_WM_CLASS
 from crab_gym.envs.desktop.primitives.procs import Process
 from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
+from crab_gym.web.content.world import WebWorld
 
 if TYPE_CHECKING:
     from crab_gym.envs.desktop.backends.base import DesktopSession, FileStat
@@ -47,6 +48,11 @@ class DesktopState:
 
     def __init__(self, session: DesktopSession) -> None:
         self._s = session
+
+    def web(self) -> WebWorld | None:
+        """What the session's offline web serves (None without one: a VM, or no namespaces)."""
+        web = getattr(self._s, "web", None)
+        return web.world if web is not None else None
 
     # ---- files ------------------------------------------------------------------------------
     def path(self, path: str) -> StatePath:

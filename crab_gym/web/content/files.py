@@ -1,5 +1,6 @@
-"""Files to download: every URL on a download host has fixed bytes, made from the seed and the URL, whose
-type follows the extension (a PNG, a zip, a PDF, text). The oracle knows them: ``file_bytes(seed, url)``."""
+"""Files to download: every URL on a download host has fixed bytes, made from the URL alone (the same in every
+world, so a task file's URL has one answer), whose type follows the extension (a PNG, a zip, a PDF, text).
+The oracle knows them: ``file_bytes(url)``."""
 
 from __future__ import annotations
 
@@ -33,13 +34,13 @@ def content_type(path: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def file_bytes(seed: int, url: str) -> bytes:
+def file_bytes(url: str) -> bytes:
     """The bytes a download of ``url`` gives (host and path; query ignored), the same every time."""
     parts = urlsplit(url)
     key = f"{parts.hostname}{parts.path}"
-    kind, rng = content_type(parts.path), random.Random(f"{seed}:file:{key}")
+    kind, rng = content_type(parts.path), random.Random(f"file:{key}")
     if kind == "image/png":
-        return image_png(seed, "/images/" + parts.path.rsplit("/", 1)[-1].rsplit(".", 1)[0] + ".png")
+        return image_png(0, "/images/" + parts.path.rsplit("/", 1)[-1].rsplit(".", 1)[0] + ".png")
     words = ["offline", "web", "file", "seed", "crab", "gym", "download", "page", "data", "note"]
     text = f"{parts.path.rsplit('/', 1)[-1]}\n\n" + " ".join(rng.choice(words) for _ in range(60)) + "\n"
     if kind == "application/zip":

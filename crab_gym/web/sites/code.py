@@ -43,7 +43,7 @@ def routes(world: WebWorld) -> list[BaseRoute]:
             f'<p>Latest release <a href="{e(r.archive_url)}">{e(r.version)} (zip)</a></p>'
             f"<h2>README.md</h2><pre>{e(r.readme)}</pre>"
         )
-        return frame(f"{r.full_name}: {r.description}", body)
+        return frame(f"GitHub - {r.full_name}: {r.description}", body)
 
     def archive(request: Request) -> Response:
         url = str(request.url.replace(query=""))

@@ -19,7 +19,7 @@ def routes(world: WebWorld) -> list[BaseRoute]:
 
     def index(request: Request) -> Response:
         items = "".join(f'<li><a href="{e(d.path)}">{e(d.name)}</a></li>' for d in world.docs)
-        return frame("PyTorch documentation", f"<h1>PyTorch documentation</h1><ul>{items}</ul>")
+        return frame("PyTorch 1.13 documentation", f"<h1>PyTorch documentation</h1><ul>{items}</ul>")
 
     def doc(request: Request) -> Response:
         d = world.doc(request.path_params["name"])
@@ -29,13 +29,13 @@ def routes(world: WebWorld) -> list[BaseRoute]:
             f"<h1>{e(d.name)}</h1><pre><code>{e(d.signature)}</code></pre><p>{e(d.summary)}</p>"
             f"<h2>Example</h2><pre><code>{e(d.example)}</code></pre>"
         )
-        return frame(f"{d.name} — PyTorch documentation", body)
+        return frame(f"{d.name} — PyTorch 1.13 documentation", body)
 
     def search(request: Request) -> Response:
         query = request.query_params.get("q", "").strip().lower()
         hits = [d for d in world.docs if query and query in d.name.lower()]
         items = "".join(f'<li><a href="{e(d.path)}">{e(d.name)}</a></li>' for d in hits)
-        return frame("Search — PyTorch documentation", f"<h1>Search results</h1><ul>{items}</ul>", query)
+        return frame("Search — PyTorch 1.13 documentation", f"<h1>Search results</h1><ul>{items}</ul>", query)
 
     return [
         Route("/", index),
@@ -43,4 +43,6 @@ def routes(world: WebWorld) -> list[BaseRoute]:
         Route("/docs/stable/", index),
         Route(SEARCH, search),
         Route("/docs/stable/generated/{name}.html", doc),
+        Route("/docs/1.13/generated/{name}.html", doc),
+        Route("/docs/1.13/", index),
     ]

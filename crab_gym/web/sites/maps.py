@@ -119,4 +119,7 @@ def short_link_routes(world: WebWorld) -> list[BaseRoute]:
             )
         return RedirectResponse(p.url, status_code=302)
 
-    return [Route("/{code}", follow)]
+    return [
+        Route("/", lambda r: RedirectResponse("https://www.google.com/maps", 302)),
+        Route("/{code}", follow),
+    ]

@@ -4,7 +4,7 @@ host that serves the pictures."""
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ..content.images import image_png
@@ -73,4 +73,5 @@ def image_routes(world: WebWorld) -> list[BaseRoute]:
         name = request.path_params["name"]
         return Response(image_png(world.seed, f"/images/{name}.png"), media_type="image/png")
 
-    return [Route("/images/{name}.png", image)]
+    home = Route("/", lambda r: RedirectResponse("https://www.google.com/imghp", 302))
+    return [home, Route("/images/{name}.png", image)]

@@ -15,7 +15,13 @@ APPS: dict[str, tuple[str, ...]] = {
     "calc": ("libreoffice", "--calc", "--norestore"),
     "impress": ("libreoffice", "--impress", "--norestore"),
     "vim": ("xfce4-terminal", "-x", "vim"),
-}
+    # The browsers of the offline web (their profiles trust the session's CA: backends/session_web.py).
+    "firefox": ("firefox-esr",),
+    "chromium": (
+        "chromium", "--no-first-run", "--no-default-browser-check", "--password-store=basic",
+        "--force-renderer-accessibility", "--disable-background-networking",
+    ),
+}  # fmt: skip
 
 
 def app_argv(app: str, args: Sequence[str] = ()) -> list[str]:

@@ -15,7 +15,7 @@ family name), ``color_scheme`` (``"dark"`` or ``"light"``).
 from __future__ import annotations
 
 from crab_gym.core.tasks import SubTaskTemplate, register
-from crab_gym.tasks.templates.desktop import editors, files, office, settings, terminal
+from crab_gym.tasks.templates.desktop import editors, files, office, settings, terminal, web
 
 DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     terminal.TERMINAL_CREATE_FOLDER,
@@ -43,7 +43,8 @@ DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     settings.SETTINGS_CLOCK_FORMAT,
     terminal.TERMINAL_DELETE_FILE,
 )
-for _template in DESKTOP_TEMPLATES:
+for _template in DESKTOP_TEMPLATES + web.WEB_TEMPLATES:
     register(_template)
+UNSAMPLED = frozenset(t.id for t in web.WEB_TEMPLATES)  # for CRAB v0 only: the generator skips them
 
-__all__ = ["DESKTOP_TEMPLATES"]
+__all__ = ["DESKTOP_TEMPLATES", "UNSAMPLED"]
