@@ -1,6 +1,7 @@
 """Checks of the phone's online apps (Drive, Chrome, Maps), written as ``sqlite3`` queries of each app's own
-database at its Android path, as :mod:`crab_gym.envs.android.evaluators` reads Keep or Tasks. Text
-comparisons ignore case and surrounding whitespace."""
+database at its Android path, as :mod:`crab_gym.envs.android.evaluators` reads Keep or Tasks, and of the
+clipboard their copy actions fill (``dumpsys clipboard``). Text comparisons ignore case and surrounding
+whitespace."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ ENV = "android"
 
 DRIVE_DB = "/data/data/com.google.android.apps.docs/databases/DocList.db"
 MAPS_DB = "/data/data/com.google.android.apps.maps/databases/gmm_myplaces.db"
+CHROME_HISTORY = "/data/data/com.android.chrome/app_chrome/Default/History"
+_CLIP = re.compile(r"mPrimaryClip=ClipData \{ \S+ \"[^\"]*\" \{T\(\d+\):(.*)\} \}$", re.S)
 FOLDER_MIME = "application/vnd.google-apps.folder"
 
 
@@ -60,10 +63,32 @@ def maps_route_shown(state: AndroidState, origin: str, destination: str) -> bool
     return any(_same(o, origin) and _same(d, destination) for o, d, *_ in rows)
 
 
+@evaluator(env=ENV)
+def chrome_visited(state: AndroidState, url_contains: str) -> bool:
+    """Chrome loaded a page whose URL contains {url_contains!r}"""
+    rows = state.sqlite(CHROME_HISTORY, "SELECT url FROM urls")
+    return any(_has(u, url_contains) for u, *_ in rows)
+
+
+def clipboard_text(state: AndroidState) -> str:
+    """The phone's primary clip (``dumpsys clipboard``), "" when it is empty."""
+    m = _CLIP.search(state.out("dumpsys clipboard").rstrip("\n"))
+    return m.group(1) if m else ""
+
+
+@evaluator(env=ENV)
+def phone_clipboard_contains(state: AndroidState, text: str) -> bool:
+    """the phone's clipboard holds {text!r}"""
+    return _has(clipboard_text(state), text)
+
+
 __all__ = [
+    "chrome_visited",
+    "clipboard_text",
     "drive_file_exists",
     "drive_folder_exists",
     "maps_place_found",
     "maps_postal_city_found",
     "maps_route_shown",
+    "phone_clipboard_contains",
 ]

@@ -256,3 +256,31 @@ def test_maps_geo_intent_and_bad_input(fresh):
     fresh.shell("input text Oxford")
     fresh.shell("input keyevent 66")
     assert "No driving route found" in _texts(fresh)
+
+
+def test_evaluators_read_history_clipboard_drive_and_maps_through_adb(fresh, served, adb):
+    """The online apps' checks, read over adb as on a real phone (AndroidEnv's adb backend)."""
+    from crab_gym.envs.android import AndroidEnv
+    from crab_gym.envs.android import web_evaluators as web
+
+    env = AndroidEnv(f"adb:{served.serial}", adb_server_port=adb.port)
+    try:
+
+        def check(factory) -> bool:
+            env.invalidate_state()
+            return factory.evaluate({"android": env.state()})
+
+        assert not check(web.chrome_visited(url_contains="wiki/Kenya"))
+        assert not check(web.phone_clipboard_contains(text="goo.gl"))
+        assert not check(web.drive_folder_exists(name="content"))
+        fresh.shell("am start -a android.intent.action.VIEW -d https://en.wikipedia.org/wiki/Kenya")
+        assert check(web.chrome_visited(url_contains="wiki/Kenya"))
+        place = served.phone.web.world.maps.places[0]
+        fresh.shell(f"am start -a android.intent.action.VIEW -d 'geo:0,0?q={place.name}'")
+        assert check(web.maps_place_found(name=place.name))
+        fresh.click(*_node(fresh, rid="share_button"))
+        fresh.click(*_node(fresh, text="Copy link"))
+        assert check(web.phone_clipboard_contains(text=place.share_url))
+        assert web.clipboard_text(env.state()) == place.share_url
+    finally:
+        env.close()
