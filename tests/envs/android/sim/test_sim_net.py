@@ -69,3 +69,17 @@ def test_parse_reads_links_forms_inputs_and_images_absolute():
 def test_malformed_html_never_raises(html: str):
     page = parse("https://site.test/", html)
     assert isinstance(page.blocks, list)
+
+
+def test_a_server_that_cannot_start_is_a_failed_load(monkeypatch, tmp_path: Path):
+    import crab_gym.web.server as server
+
+    def refuse(self, netns=None):
+        raise OSError("address in use")
+
+    monkeypatch.setattr(server.WebServer, "start", refuse)
+    web = WebLink.own(0)
+    try:
+        assert web.fetch("https://github.com/").error == "ERR_CONNECTION_REFUSED"
+    finally:
+        web.close()

@@ -9,6 +9,7 @@ browser stays closed pays nothing; `close()` stops it.
 
 from __future__ import annotations
 
+import logging
 import tempfile
 import threading
 from pathlib import Path
@@ -19,6 +20,8 @@ from crab_gym.web.content.world import WebWorld
 from .fetch import Fetcher, Response, TlsFetcher
 
 __all__ = ["WebLink"]
+
+log = logging.getLogger(__name__)
 
 
 class WebLink:
@@ -42,7 +45,12 @@ class WebLink:
         return cls(world, TlsFetcher(port, cafile, HOSTS))
 
     def fetch(self, url: str, form: dict[str, str] | None = None) -> Response:
-        return self._connect().fetch(url, form)
+        try:
+            fetcher = self._connect()
+        except Exception:  # the server could not start: the page fails to load, the app keeps running
+            log.exception("the phone's web server did not start")
+            return Response(url, error="ERR_CONNECTION_REFUSED")
+        return fetcher.fetch(url, form)
 
     @property
     def serving(self) -> bool:
