@@ -123,13 +123,16 @@ CRAB_V0: dict[str, CrabSubTask] = {
         "Firefox: find a GitHub repository about {keyword}, copy its URL", "web_find_repo",
         compare="CRAB wants the keyword in the URL and GitHub's search in front; ours a repo about it"),
     "2b189dc2-c77f-4fa3-8432-ba4355cc294c": CrabSubTask(
-        "Firefox, Google Maps: a {place_type} near {place_name}, copy its share URL", needs=WEB),
+        "Firefox, Google Maps: a {place_type} near {place_name}, copy its share URL", "web_maps_share",
+        compare="stricter: ours wants the link of such a place among the 5 nearest; CRAB any share URL"),
     "49b614c5-c4bb-4c20-aab8-ab9dcc7de1b5": CrabSubTask(
         "Firefox: copy the torch.matmul example of PyTorch 1.13's docs", "web_docs_example",
         fixed={"function": "torch.matmul"},
         compare="stricter: ours wants every code line of the example, CRAB three of them; both the page"),
     "1cd6519a-9ee0-442b-ba5a-9238aeb00ff6": CrabSubTask(
-        "Firefox, Wikipedia, Calc: {country}'s capital and population into ODS {file_path}", needs=WEB),
+        "Firefox, Wikipedia, Calc: {country}'s capital and population into ODS {file_path}",
+        "web_country_to_calc", {"file_path": "path"},
+        compare="stricter: CRAB passes a sheet without the country's row; ours wants the row, exact capital"),
 }
 # fmt: on
 

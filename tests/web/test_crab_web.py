@@ -35,6 +35,16 @@ FILES = [
     ),
     crab_file(2, "49b614c5-c4bb-4c20-aab8-ab9dcc7de1b5", {}),
     crab_file(3, "bcd03c9f-62c9-4001-8d86-78358c59ce22", {"keyword": "reinforcement learning"}),
+    crab_file(
+        4,
+        "2b189dc2-c77f-4fa3-8432-ba4355cc294c",
+        {"place_type": "coffee shop", "place_name": "hungarian parliament"},
+    ),
+    crab_file(
+        5,
+        "1cd6519a-9ee0-442b-ba5a-9238aeb00ff6",
+        {"country": "Iceland", "file_path": "/home/crab/country.ods"},
+    ),
 ]
 
 
@@ -73,7 +83,18 @@ def env(folder: Path):
     e.close()
 
 
-@pytest.mark.parametrize("task", FILES, ids=["download", "docs_example", "find_repo"])
+# The download runs in the default tier; the four Firefox solutions (9-15 s each) in the slow one.
+@pytest.mark.parametrize(
+    "task",
+    [
+        pytest.param(f, id=name, marks=[pytest.mark.slow] if i else [])
+        for i, (f, name) in enumerate(
+            zip(
+                FILES, ["download", "docs_example", "find_repo", "maps_share", "country_to_calc"], strict=True
+            )
+        )
+    ],
+)
 def test_oracle_solves_and_doing_nothing_does_not(env, task: dict[str, Any]) -> None:
     env.reset(seed=0, options={"task": task["id"]})
     info = env.step(env.unwrapped.wait_action())[4]

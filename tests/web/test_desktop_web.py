@@ -106,3 +106,16 @@ def test_nothing_outside_is_reachable_from_the_session(session):
     assert res.stdout.decode().strip() == "10", "every outside address and name fails"
     links = session.run(["ip", "-o", "link"]).stdout.decode().splitlines()
     assert [line.split(":")[1].strip() for line in links] == ["lo"]
+
+
+def test_a_web_that_cannot_start_leaves_the_session_running_without_it(tmp_path, monkeypatch):
+    from crab_gym.envs.base import DeviceError
+    from crab_gym.envs.desktop.backends import session_web
+
+    def no_certutil(home, ca_pem):
+        raise DeviceError("the offline web needs certutil (Debian package libnss3-tools; scripts/setup.sh)")
+
+    monkeypatch.setattr(session_web, "install_profiles", no_certutil)
+    with pytest.warns(UserWarning, match="without the offline web: .*certutil"):
+        web = session_web.SessionWeb.start_or_warn(tmp_path / "web", "/nonexistent", tmp_path, lambda p: None)
+    assert web is None

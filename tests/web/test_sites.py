@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import io
+import json
 import socket
 import ssl
 import zipfile
@@ -124,3 +125,8 @@ def test_seed_changes_the_world_without_a_restart(web):
         assert web.https_port == port and after != before and f"{after:,}" in body.decode()
     finally:
         web.set_seed(11)
+
+
+def test_search_suggestions_name_the_worlds_pages(web):
+    status, headers, body = fetch(web, "www.google.com", "/complete/search?client=firefox&q=jap")
+    assert status == 200 and json.loads(body) == ["jap", ["Japan"]]

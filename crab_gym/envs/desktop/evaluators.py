@@ -171,3 +171,28 @@ def clipboard_repo_about(state: DesktopState, keyword: str) -> bool:
     world, found = state.web(), REPO_URL.fullmatch(state.clipboard().strip())
     repo = world.code.repo(f"{found[1]}/{found[2]}") if world is not None and found else None
     return repo is not None and repo.about(keyword)
+
+
+SHARE_URL = re.compile(r"https://maps\.app\.goo\.gl/(\w+)/?")
+
+
+@evaluator(env=ENV)
+def clipboard_share_url_near(state: DesktopState, place_type: str, place_name: str) -> bool:
+    """the clipboard holds the maps share URL of a {place_type} near {place_name}"""
+    world, found = state.web(), SHARE_URL.fullmatch(state.clipboard().strip())
+    place = world.maps.by_share_code(found[1]) if world is not None and found else None
+    return world is not None and place is not None and place in world.maps.nearby(place_name, place_type)
+
+
+@evaluator(env=ENV)
+def spreadsheet_country_row(state: DesktopState, path: str, country: str) -> bool:
+    """the spreadsheet {path} has a row {country}, its capital, its population (as the encyclopedia says)"""
+    world, book = state.web(), state.spreadsheet(path)
+    facts = world.country(country) if world is not None else None
+    if facts is None or not book:
+        return False
+    for row in list(book.values())[0]:
+        if len(row) >= 3 and row[0].strip().lower() == country.strip().lower():
+            digits = "".join(ch for ch in row[2] if ch.isdigit())
+            return row[1].strip().lower() == facts.capital.lower() and digits == str(facts.population)
+    return False

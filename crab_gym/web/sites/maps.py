@@ -70,8 +70,7 @@ def routes(world: WebWorld) -> list[BaseRoute]:
             f"<tr><th>Postal code</th><td>{e(p.postal_code)}</td></tr>"
             f"<tr><th>City</th><td>{e(p.city)}</td></tr><tr><th>Country</th><td>{e(p.country)}</td></tr>"
             f"<tr><th>Coordinates</th><td>{p.lat}, {p.lon}</td></tr></table>"
-            f'<h2>Share</h2><label>Link to share <input type="text" readonly value="{e(p.share_url)}" '
-            f'aria-label="Link to share" size="40"></label> <a href="{e(p.share_url)}">{e(p.share_url)}</a>'
+            f'<h2>Share</h2><p>Link to share: <a href="{e(p.share_url)}">{e(p.share_url)}</a></p>'
             f'<p><a href="/maps/dir/?destination={q(p.name)}">Directions to here</a></p>'
         )
         return frame(f"{p.name} - Google Maps", body)

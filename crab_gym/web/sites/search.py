@@ -4,7 +4,7 @@ host that serves the pictures."""
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ..content.images import image_png
@@ -63,7 +63,21 @@ def routes(world: WebWorld) -> list[BaseRoute]:
             f"{query} - Google Search", tabs + items, brand=BRAND, search_action="/search", query=query
         )
 
-    return [Route("/", home), Route("/imghp", imghp), Route("/search", search)]
+    def complete(request: Request) -> Response:
+        """The browsers' search suggestions: [query, [titles of the world's pages that start with it]]."""
+        query = request.query_params.get("q", "")
+        names = (
+            [c.name for c in world.countries] + [r.name for r in world.repos] + [p.name for p in world.places]
+        )
+        hits = sorted({n for n in names if query and n.lower().startswith(query.lower())})[:8]
+        return JSONResponse([query, hits])
+
+    return [
+        Route("/", home),
+        Route("/imghp", imghp),
+        Route("/search", search),
+        Route("/complete/search", complete),
+    ]
 
 
 def image_routes(world: WebWorld) -> list[BaseRoute]:

@@ -68,9 +68,11 @@ def ensure_hosts_mntns(name: str) -> str | None:
             # a namespace file can be bind-mounted only onto a mount that does not propagate
             subprocess.run(["mount", "--bind", str(MNT_ROOT), str(MNT_ROOT)], check=True, capture_output=True)
             subprocess.run(["mount", "--make-private", str(MNT_ROOT)], check=True, capture_output=True)
-        with open(hosts, "w") as f:  # in place: the same inode stays bind-mounted
-            f.write(hosts_file_text())
-        os.chmod(hosts, 0o644)
+        text = hosts_file_text()
+        if not hosts.exists() or hosts.read_text() != text:
+            with open(hosts, "w") as f:  # in place: the same inode stays bind-mounted
+                f.write(text)
+            os.chmod(hosts, 0o644)
         if _is_nsfs(nsfile):
             return str(nsfile)
         nsfile.touch()
@@ -146,6 +148,21 @@ class SessionWeb:
     def __init__(self, state_dir: Path, netns: str | None, seed: int = 0) -> None:
         self.server = WebServer(seed, state_dir)
         self.netns = netns
+
+    @classmethod
+    def start_or_warn(
+        cls, state_dir: Path, netns: str, pristine_home: Path, chown: Callable[[Path], None]
+    ) -> SessionWeb | None:
+        """A started web for a session, or None with a warning saying why (no certutil, port taken):
+        the session then runs without the web rather than not at all."""
+        web = cls(state_dir, netns)
+        try:
+            web.start(pristine_home, chown)
+            return web
+        except (DeviceError, OSError, RuntimeError) as exc:
+            web.close()
+            warnings.warn(f"the session runs without the offline web: {exc}", stacklevel=2)
+            return None
 
     @property
     def world(self) -> WebWorld:

@@ -93,8 +93,7 @@ class XvfbSession:
         self.run_dir.mkdir(mode=0o700)
         self.keep_dir.mkdir(mode=0o700)
         if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
-            self.web = SessionWeb(d / "web", self.slot.netns)
-            self.web.start(self.pristine, self._chown_tree)
+            self.web = SessionWeb.start_or_warn(d / "web", self.slot.netns, self.pristine, self._chown_tree)
         self._chown_tree(self.pristine)
         self._chown_tree(self.run_dir)
         self._start_xvfb()
