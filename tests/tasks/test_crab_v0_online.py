@@ -34,8 +34,14 @@ ONLINE = [
     ),
     crab_file(  # CRAB gives the postal code as a number
         "7a1f0c2e-0000-4000-8000-0000000000d3",
-        'In Android, using "Google Map" App, find the city of post code 63002 in South Korea.',
-        (MAPS_POSTCODE, {"number": 63002, "country": "Japan"}),
+        'In Android, using "Google Map" App, find the city of post code 2770885 in Japan.',
+        (MAPS_POSTCODE, {"number": 2770885, "country": "Japan"}),
+        adjlist="0",
+    ),
+    crab_file(  # CRAB's files spell countries as people type them
+        "7a1f0c2e-0000-4000-8000-0000000000d5",
+        'In Android, using "Google Map" App, find the city of post code 10179 in German.',
+        (MAPS_POSTCODE, {"number": "10179", "country": "German"}),
         adjlist="0",
     ),
     crab_file(
@@ -66,6 +72,13 @@ def test_maps_uuids_keep_crab_attributes_and_give_the_worlds_answers() -> None:
     assert address.output() == maps.find("Tokyo Tower").address and "Tokyo Tower" in address.instruction
     city = crab_template(MAPS_POSTCODE).instantiate(number=63002, country="Japan")
     assert city.output() == maps.city_for_postal("63002", "Japan").name
+    for typed, country in (
+        ("Columbia", "Colombia"),
+        ("German", "Germany"),
+        ("united states", "United States"),
+    ):
+        city = crab_template(MAPS_POSTCODE).instantiate(number="110151", country=typed)
+        assert city.output() == maps.city_for_postal("110151", country).name
     route = crab_template(MAPS_ROUTE).instantiate(place_name_1="Geneva", place_name_2="Zurich")
     assert route.output() == maps.route("Geneva", "Zurich").distance_text
 

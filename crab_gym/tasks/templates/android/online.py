@@ -8,6 +8,7 @@ from functools import cache
 from crab_gym.core.tasks import SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.envs.android import web_evaluators as web
+from crab_gym.envs.android.sim.net.mapsquery import postal_city
 from crab_gym.tasks.templates.android.layout import DRAWER, FAB, FIELDS, PLATFORMS, ROWS, SAVE, step, tap
 from crab_gym.web.content.places import Maps
 
@@ -65,7 +66,7 @@ MAPS_FIND_ADDRESS = SubTaskTemplate(
 
 
 def _city(code: object, country: str) -> str:
-    city = maps().city_for_postal(str(code), country)
+    city = postal_city(maps(), code, country)
     return city.name if city else ""
 
 

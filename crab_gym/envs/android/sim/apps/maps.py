@@ -9,6 +9,7 @@ import re
 
 from crab_gym.web.content.places import Place, norm
 
+from ..net.mapsquery import postal_city
 from ..storage import db
 from ..system import clipboard
 from ..system.registry import AppSpec
@@ -38,7 +39,7 @@ def search(phone, query: str) -> None:
     if not query:
         return
     if (m := POSTAL.match(query)) and any(ch.isdigit() for ch in m["code"]):
-        city = maps.city_for_postal(m["code"], m["country"])
+        city = postal_city(maps, m["code"], m["country"])
         if city is not None:
             code = m["code"].upper()
             shown = f"{code}, {city.name}, {city.country}"
