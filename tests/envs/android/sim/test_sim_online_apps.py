@@ -284,3 +284,23 @@ def test_evaluators_read_history_clipboard_drive_and_maps_through_adb(fresh, ser
         assert web.clipboard_text(env.state()) == place.share_url
     finally:
         env.close()
+
+
+def test_chrome_scrolls_a_long_page_within_its_bounds(phone):
+    phone.shell("am start -a android.intent.action.VIEW -d https://en.wikipedia.org/")
+
+    def links() -> list[str]:
+        return [v.text for v in phone.ui_tree().walk() if v.cls == "android.widget.TextView" and v.on_click]
+
+    first = links()
+    assert len(first) > 5
+    for _ in range(40):  # far past the end: the page stops at its last line
+        phone.swipe(540, 1900, 540, 700)
+    last = links()
+    assert last and last != first and set(last) - set(first)
+    web = next(v for v in phone.ui_tree().walk() if v.cls == "android.webkit.WebView")
+    for v in web.walk():  # everything drawn lies inside the page's viewport
+        assert web.bounds[1] <= v.bounds[1] <= v.bounds[3] <= web.bounds[3]
+    for _ in range(40):
+        phone.swipe(540, 700, 540, 1900)
+    assert links() == first
