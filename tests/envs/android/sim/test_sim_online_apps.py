@@ -304,3 +304,19 @@ def test_chrome_scrolls_a_long_page_within_its_bounds(phone):
     for _ in range(40):
         phone.swipe(540, 700, 540, 1900)
     assert links() == first
+
+
+def test_chrome_downloads_files_and_shows_images_and_text(fresh, served):
+    from crab_gym.web.content.files import file_bytes
+
+    url = "https://files.example.org/reports/q3.pdf"
+    fresh.shell(f"am start -a android.intent.action.VIEW -d {url}")
+    assert "Download complete" in _texts(fresh) and "/sdcard/Download/q3.pdf" in _texts(fresh)
+    assert fresh.sync.read_bytes("/sdcard/Download/q3.pdf") == file_bytes(url)
+    fresh.shell(f"am start -a android.intent.action.VIEW -d {url}")  # again: a second name, as Chrome does
+    assert fresh.sync.read_bytes("/sdcard/Download/q3 (1).pdf") == file_bytes(url)
+    fresh.shell("am start -a android.intent.action.VIEW -d https://files.example.org/pictures/cat.png")
+    assert 'content-desc="cat.png"' in fresh.dump_hierarchy()
+    fresh.shell("am start -a android.intent.action.VIEW -d https://files.example.org/notes/readme.txt")
+    text = file_bytes("https://files.example.org/notes/readme.txt").decode().splitlines()
+    assert [t for t in text if t.strip()][0].strip() in _texts(fresh)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import lru_cache
 from urllib.parse import quote_plus, unquote, urlsplit
 
 from ..net.fetch import Response, normalise
@@ -95,31 +96,33 @@ def navigate(phone, text: str, form: dict[str, str] | None = None) -> None:
 
 
 def page_of(state: dict) -> Page:
+    """The page a tab shows: the fetched HTML or text, else the page Chrome makes itself (an error, an
+    image, a finished download). Both are cached, so the layout of the same page is reused."""
     url = state.get("url", "")
     if state.get("error"):
-        code = state["error"]
-        host = urlsplit(url).hostname or url
-        lines = [ERRORS.get(code, "This page isn't working"), f"{host} could not be loaded.", code]
-        return Page(
-            url,
-            code,
-            [Block("heading", [Run(lines[0])], level=2)] + [Block("text", [Run(t)]) for t in lines[1:]],
-        )
+        return _own_page(url, "error", state["error"])
     if state.get("image"):
-        name = posixpath.basename(urlsplit(url).path)
-        return Page(url, name, [Block("image", [Run(name)], src=url, alt=name)])
+        return _own_page(url, "image", "")
     if state.get("downloaded"):
-        return Page(
-            url,
-            "Download complete",
-            [
-                Block("heading", [Run("Download complete")], level=2),
-                Block("text", [Run(state["downloaded"])]),
-            ],
-        )
+        return _own_page(url, "download", state["downloaded"])
     if state.get("plain"):
         return plain(url, state.get("html", ""))
     return parse(url, state.get("html", ""))
+
+
+@lru_cache(maxsize=16)
+def _own_page(url: str, kind: str, detail: str) -> Page:
+    if kind == "error":
+        host = urlsplit(url).hostname or url
+        head, lines = ERRORS.get(detail, "This page isn't working"), [f"{host} could not be loaded.", detail]
+    elif kind == "image":
+        name = posixpath.basename(urlsplit(url).path)
+        return Page(url, name, [Block("image", [Run(name)], src=url, alt=name)])
+    else:
+        head, lines = "Download complete", [detail]
+    return Page(
+        url, head, [Block("heading", [Run(head)], level=2)] + [Block("text", [Run(t)]) for t in lines]
+    )
 
 
 @APP.screen("main", MAIN)
