@@ -37,8 +37,9 @@ def device(adb, served):
 
 
 @pytest.fixture
-def fresh(device, served):
+def fresh(device, served, adb):
     served.phone.reset(0)
+    adbutils.AdbClient(host="127.0.0.1", port=adb.port).connect(served.serial)  # an env's close disconnects
     return device
 
 
