@@ -30,6 +30,7 @@ __all__ = [
     "TaskFileError",
     "chain",
     "get_template",
+    "parse_adjlist_text",
     "register",
     "task_from_json",
     "tasks_from_file",
@@ -310,7 +311,7 @@ def task_from_json(
     adj = obj.get("adjlist", {})
     if isinstance(adj, str):  # CRAB's files: networkx's adjlist text, a line "node successor ..." each
         try:
-            adj = _parse_adjlist_text(adj)
+            adj = parse_adjlist_text(adj)
         except ValueError as e:
             raise fail("adjlist", str(e)) from None
     if not isinstance(adj, Mapping):
@@ -330,7 +331,7 @@ def task_from_json(
         raise fail("adjlist", str(e)) from None
 
 
-def _parse_adjlist_text(text: str) -> dict[str, list[int]]:
+def parse_adjlist_text(text: str) -> dict[str, list[int]]:
     """``"0 1\\n1"`` -> ``{"0": [1], "1": []}``: each line a node then its successors, ``#`` comments."""
     adj: dict[str, list[int]] = {}
     for n, line in enumerate(text.splitlines(), 1):
@@ -343,8 +344,13 @@ def _parse_adjlist_text(text: str) -> dict[str, list[int]]:
     return adj
 
 
-def tasks_from_file(path: str | Path, lookup: Callable[[str], SubTaskTemplate] = get_template) -> list[Task]:
-    """Load a JSON file holding one task object or a list of them."""
+def tasks_from_file(
+    path: str | Path,
+    lookup: Callable[[str], SubTaskTemplate] = get_template,
+    prepare: Callable[[Any], Any] | None = None,
+) -> list[Task]:
+    """Load a JSON file holding one task object or a list of them; ``prepare`` may rewrite each object
+    before it is read (a dialect's adaptations)."""
     path = Path(path)
     try:
         data = json.loads(path.read_bytes().decode("utf-8-sig"))
@@ -355,6 +361,8 @@ def tasks_from_file(path: str | Path, lookup: Callable[[str], SubTaskTemplate] =
     except RecursionError:
         raise TaskFileError(f"{path}: not valid JSON (nested too deeply to read)") from None
     items: Iterable[Any] = data if isinstance(data, list) else [data]
+    if prepare is not None:
+        items = [prepare(obj) for obj in items]
     return [
         task_from_json(obj, f"{path}[{i}]" if isinstance(data, list) else str(path), lookup)
         for i, obj in enumerate(items)

@@ -4,6 +4,12 @@ CRAB names its 35 sub-task templates by UUID. :data:`CRAB_V0` says, per UUID, wh
 our templates does the same, with CRAB's attribute names renamed to ours (the task keeps CRAB's names and
 values: :func:`crab_template` wraps our template under the UUID). A UUID our world cannot run yet names
 what it needs; loading a file that uses one fails with a one-line :class:`TaskFileError`.
+
+A sub-task that finds something (an event's title, a contact's email) has CRAB's ``output`` field: a fact of
+CRAB's phone. :attr:`CrabSubTask.output_as` names our hidden attribute that takes it, so our setup puts the
+fact in place; later sub-tasks already hold the value in their own attributes, as CRAB writes them. Where
+our phone cannot hold CRAB's fact (a world clock's gap depends on the phone's time zone), the sub-task gives
+our value, and a later sub-task's attribute that held CRAB's value is given ours (:func:`_prepare`).
 """
 
 from __future__ import annotations
@@ -17,7 +23,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from crab_gym.core.tasks import SubTask, SubTaskTemplate, Task, TaskFileError, get_template, tasks_from_file
+from crab_gym.core.tasks import (
+    SubTask,
+    SubTaskTemplate,
+    Task,
+    TaskFileError,
+    get_template,
+    parse_adjlist_text,
+    tasks_from_file,
+)
 
 __all__ = ["CRAB_V0", "CrabSubTask", "crab_template", "import_report", "is_crab_dataset", "load_crab"]
 
@@ -37,6 +51,8 @@ class CrabSubTask:
     fixed: Mapping[str, Any] = field(default_factory=dict)  # our attributes CRAB does not give
     compare: str = "same check"  # how CRAB's check differs from our evaluator
     needs: str = ""
+    # (our attribute, its value when CRAB's output is null): CRAB's `output` field read as setup data
+    output_as: tuple[str, Any] | tuple[()] = ()
 
 
 _A = "a3d11574-2acf-4b26-a569-a5dbc9d548a"  # the prefix CRAB's Android UUIDs share
@@ -58,16 +74,35 @@ CRAB_V0: dict[str, CrabSubTask] = {
         {"subject": "Message"},
         compare="stricter: ours also asks for the subject 'Message'; CRAB checks recipient and text"),
     "eb92a1e6-4c86-4d56-baac-95fc8397732e": CrabSubTask(
-        "Keep Notes: record {content} in a new note without title", needs=TEMPLATE),
-    _A + "c": CrabSubTask("Calendar: add an all-day event {content} on {date}", needs=TEMPLATE),
+        "Keep Notes: record {content} in a new note without title", "notes_create_untitled",
+        {"content": "body"},
+        compare="CRAB also wants {content} seen typed and the editor still open; ours reads the saved note"),
+    _A + "c": CrabSubTask(
+        "Calendar: add an all-day event {content} on {date}", "calendar_add_all_day", {"content": "title"},
+        compare="stricter: ours wants the event all-day; CRAB's check finds {content} and {date} on screen"),
     "2394b768-2ca7-45e9-b41e-2aa4e9573192": CrabSubTask(
-        "Calendar: find the title of the event on {date} (output)", needs=TEMPLATE),
-    _A + "g": CrabSubTask("Contacts: add a contact {name} with mail {mail}", needs=TEMPLATE),
-    _A + "p": CrabSubTask("Contacts: find the mail of {name} (output)", needs=TEMPLATE),
-    _A + "k": CrabSubTask("Files: find the creation date of {file_path} (output)", needs=TEMPLATE),
-    _A + "n": CrabSubTask("Settings: rename the Bluetooth device to {content}", needs=TEMPLATE),
+        "Calendar: find the title of the event on {date} (output)", "calendar_find_event",
+        output_as=("title", "Appointment"),
+        compare="stricter: ours wants the event opened; CRAB's the day's events listed"),
+    _A + "g": CrabSubTask(
+        "Contacts: add a contact {name} with mail {mail}", "contacts_add_email", {"mail": "email"},
+        compare="CRAB reads the contact's card on screen; ours the contacts provider"),
+    _A + "p": CrabSubTask(
+        "Contacts: find the mail of {name} (output)", "contacts_find_email", output_as=("email", ""),
+        compare="same check: the contact's card shown with the mail"),
+    _A + "k": CrabSubTask(
+        "Files: find the creation date of {file_path} (output)", "files_find_date", {"file_path": "path"},
+        output_as=("date", "1 June 2024"),
+        compare="CRAB looks in Google Photos' details; ours in the Files app's, the date the output names"),
+    _A + "n": CrabSubTask(
+        "Settings: rename the Bluetooth device to {content}", "settings_bluetooth_rename",
+        {"content": "name"},
+        compare="CRAB also wants {content} seen typed; ours reads Settings.Secure bluetooth_name"),
     _A + "h": CrabSubTask(
-        "Clock: add {place_name} to the world clock, tell the time gap (output)", needs=TEMPLATE),
+        "Clock: add {place_name} to the world clock, tell the time gap (output)", "clock_add_city",
+        {"place_name": "city"},
+        compare="CRAB reads the city's row on screen; ours the world clock's cities. The gap is our phone's "
+        "(UTC), not CRAB's: later sub-tasks get ours"),
     _A + "r": CrabSubTask(
         "Google Drive: create a folder {content}", "drive_create_folder", {"content": "name"},
         compare="CRAB reads the folder's row on Drive's screen with Drive in front; ours reads DocList.db"),
@@ -140,12 +175,85 @@ CRAB_V0: dict[str, CrabSubTask] = {
 CRAB_HOME = "/home/crab"  # the home of CRAB's VM user; ours is the session's HOME, "~"
 
 
+OUTPUT = "output"  # CRAB's field a finding sub-task's value sits in; an attribute of ours while loaded
+
+
+@dataclass(frozen=True)
+class _CrabSubTask(SubTask):
+    def to_json(self) -> dict[str, Any]:
+        """CRAB's shape: the fact CRAB's output field gave goes back there, not among the attributes."""
+        out = super().to_json()
+        out["attribute"] = {k: v for k, v in out["attribute"].items() if k != OUTPUT}
+        return out
+
+
 @dataclass(frozen=True)
 class _CrabTemplate(SubTaskTemplate):
     """Our template under a CRAB UUID: CRAB's attribute names and values, paths in CRAB's home made ``~``."""
 
     def instantiate(self, **attrs: Any) -> SubTask:
-        return super().instantiate(**{k: _home(v) for k, v in attrs.items()})
+        sub = super().instantiate(**{k: _home(v) for k, v in attrs.items()})
+        return _CrabSubTask(sub.template, sub.attributes)
+
+
+def _with_outputs(obj: Any) -> Any:
+    """A CRAB task object whose finding sub-tasks carry their ``output`` among their attributes (our hidden
+    attribute that the setup puts in place); the value given when CRAB's is null. Other shapes pass as they
+    are, for the reader to name what is wrong."""
+    if not isinstance(obj, Mapping) or not isinstance(obj.get("tasks"), list):
+        return obj
+    entries = []
+    for e in obj["tasks"]:
+        crab = CRAB_V0.get(str(e.get("task"))) if isinstance(e, Mapping) else None
+        if crab is not None and crab.output_as and isinstance(e.get("attribute", {}), Mapping):
+            value = e.get(OUTPUT)
+            e = {
+                **e,
+                "attribute": {
+                    **e.get("attribute", {}),
+                    OUTPUT: crab.output_as[1] if value is None else value,
+                },
+            }
+        entries.append(e)
+    return {**obj, "tasks": entries}
+
+
+def _our_output(entry: Any) -> Any:
+    """What our template says a CRAB sub-task entry produces; None when it says nothing or does not load."""
+    try:
+        return crab_template(entry["task"]).instantiate(**entry.get("attribute", {})).output()
+    except Exception:  # noqa: BLE001 - a malformed entry: the reader names what is wrong with it
+        return None
+
+
+def _edges(adjlist: Any) -> list[tuple[int, int]]:
+    try:
+        adj = parse_adjlist_text(adjlist) if isinstance(adjlist, str) else adjlist
+        return sorted((int(u), int(v)) for u, vs in adj.items() for v in vs)
+    except (ValueError, TypeError, AttributeError):
+        return []
+
+
+def _prepare(obj: Any) -> Any:
+    """A CRAB task object as our reader takes it: outputs as setup data (:func:`_with_outputs`), then along
+    each edge, a successor's attribute that holds CRAB's output of its predecessor holds ours where the two
+    differ (predecessors in index order, as CRAB's files list them)."""
+    obj = _with_outputs(obj)
+    if not isinstance(obj, Mapping) or not isinstance(obj.get("tasks"), list):
+        return obj
+    entries = list(obj["tasks"])
+    for u, v in _edges(obj.get("adjlist", {})):
+        if not (0 <= u < len(entries) and 0 <= v < len(entries)):
+            continue
+        src, dst = entries[u], entries[v]
+        if not (isinstance(src, Mapping) and isinstance(dst, Mapping) and src.get("task") in CRAB_V0):
+            continue
+        theirs, ours = src.get(OUTPUT), _our_output(src)
+        attrs = dst.get("attribute")
+        if theirs is None or ours is None or ours == theirs or not isinstance(attrs, Mapping):
+            continue
+        entries[v] = {**dst, "attribute": {k: ours if a == theirs else a for k, a in attrs.items()}}
+    return {**obj, "tasks": entries}
 
 
 def _home(value: Any) -> Any:
@@ -194,10 +302,11 @@ def crab_template(uuid: str) -> SubTaskTemplate:
     if crab.ours is None:
         raise KeyError(f"CRAB sub-task {uuid} ({crab.asks}) needs {crab.needs}")
     ours = get_template(crab.ours)
-    to_crab = {o: c for c, o in crab.renames.items()}
+    renames = {**crab.renames, **({OUTPUT: crab.output_as[0]} if crab.output_as else {})}
+    to_crab = {o: c for c, o in renames.items()}
 
     def as_ours(attrs: Mapping[str, Any]) -> dict[str, Any]:
-        return {crab.renames.get(k, k): v for k, v in attrs.items()} | dict(crab.fixed)
+        return {renames.get(k, k): v for k, v in attrs.items()} | dict(crab.fixed)
 
     def names(ours_names: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(to_crab.get(n, n) for n in ours_names if n not in crab.fixed)
@@ -247,7 +356,7 @@ def load_crab(path: str | Path) -> list[Task]:
     """The tasks of a CRAB task file or dataset folder (ours too: our template ids load as always).
 
     The first file that does not load raises TaskFileError naming the file, the field and the reason."""
-    return [t for f in _files(Path(path)) for t in tasks_from_file(f, _lookup)]
+    return [t for f in _files(Path(path)) for t in tasks_from_file(f, _lookup, _prepare)]
 
 
 def import_report(path: str | Path) -> tuple[list[Task], list[str]]:
@@ -260,7 +369,7 @@ def import_report(path: str | Path) -> tuple[list[Task], list[str]]:
     held: Counter[str] = Counter()
     for f in files:
         try:
-            tasks += tasks_from_file(f, _lookup)
+            tasks += tasks_from_file(f, _lookup, _prepare)
         except TaskFileError as e:
             needs = _needs_of(f)
             held.update(needs)

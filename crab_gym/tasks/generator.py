@@ -66,6 +66,8 @@ SAMPLERS: dict[str, Sampler] = {
     "hour": lambda r: r.randint(9, 22),  # the phone's seeded alarms are earlier
     "minute": lambda r: r.choice(range(0, 60, 5)),
     "filename": _filename,
+    "city": lambda r: r.choice(("London", "Tokyo", "Jakarta", "Bogota", "Sydney", "Cairo", "Lima", "Denver")),
+    "phone_file": lambda r: f"Download/{_filename(r)}",
     "foldername": lambda r: f"{r.choice(NOUNS)}_{r.randint(10, 99)}",
     "folder": lambda r: f"{r.choice(BASES)}/{r.choice(NOUNS)}_{r.randint(10, 99)}",
     "path": lambda r: f"{r.choice(BASES)}/{_filename(r)}",
@@ -111,6 +113,7 @@ def templates_for(
 ) -> list[SubTaskTemplate]:
     """The registered templates on ``platforms`` (default: every device), by id; ``only`` those ids."""
     import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
+    from crab_gym.tasks.templates.android import UNSAMPLED as PHONE_UNSAMPLED
     from crab_gym.tasks.templates.desktop import UNSAMPLED
 
     allowed = set(DEVICES if platforms is None else platforms)
@@ -119,7 +122,7 @@ def templates_for(
         for _, t in sorted(TEMPLATES.items())
         if t.platforms
         and set(t.platforms) <= allowed
-        and t.id not in UNSAMPLED
+        and t.id not in UNSAMPLED | PHONE_UNSAMPLED
         and (only is None or t.id in only)
     ]
 

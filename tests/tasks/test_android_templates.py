@@ -15,7 +15,7 @@ from crab_gym.core.tasks import Task, get_template
 from crab_gym.envs.android import AndroidEnv
 from crab_gym.envs.android.actions import ACTIONS
 from crab_gym.tasks.generator import generate_tasks, sample_attributes
-from crab_gym.tasks.templates.android import ANDROID_TEMPLATES
+from crab_gym.tasks.templates.android import ANDROID_TEMPLATES, CRAB_PHONE
 
 # Fixed attributes per template, with characters that need care (quotes, '&', non-ASCII, '%').
 ATTRS: dict[str, dict] = {
@@ -46,12 +46,20 @@ ATTRS: dict[str, dict] = {
         "subject": "Invoice",
         "body": "Attached is the 'final' one",
     },
+    "notes_create_untitled": {"body": "Ideas: a 'quiet' café & 100% rest"},
+    "calendar_add_all_day": {"title": "Chloé's birthday", "date": "1 January 2025"},
+    "calendar_find_event": {"date": "16 July 2024", "title": "Trip to 'Kyoto'"},
+    "contacts_add_email": {"name": "Zoë Park", "email": "zoe.park@example.org"},
+    "contacts_find_email": {"name": "Ines Duarte", "email": "ines.d@example.net"},
+    "settings_bluetooth_rename": {"name": "Crab's phone"},
+    "files_find_date": {"path": "/Movies/movie list.txt", "date": "4 June 2024"},
+    "clock_add_city": {"city": "kolkata"},
     "drive_create_folder": {"name": "Reçus 'été' & co"},
     "maps_find_address": {"place": "Eiffel Tower"},
     "maps_postal_city": {"code": "90460", "country": "Germany"},
     "maps_route_distance": {"origin": "Munich", "destination": "Zurich"},
 }
-IDS = [t.id for t in ANDROID_TEMPLATES]
+IDS = [t.id for t in ANDROID_TEMPLATES + CRAB_PHONE]
 SPECS = {a.name: a for a in ACTIONS}
 
 
@@ -97,7 +105,7 @@ def test_generator_samples_android_templates() -> None:
     tasks = generate_tasks(seed=5, n=30, platforms=["android"])
     assert {t.platforms for t in tasks} == {("android",)}
     rng = random.Random(0)
-    for t in ANDROID_TEMPLATES:
+    for t in ANDROID_TEMPLATES + CRAB_PHONE:
         t.instantiate(**sample_attributes(t, rng))
 
 
@@ -131,7 +139,7 @@ def test_solutions_hold_for_other_seeds_and_sampled_attributes(seed: int) -> Non
     env = AndroidEnv("sim")
     rng = random.Random(seed)
     try:
-        for template in ANDROID_TEMPLATES:
+        for template in ANDROID_TEMPLATES + CRAB_PHONE:
             task = make_task(template.id, sample_attributes(template, rng))
             assert _solve(env, task, seed=seed) == (0.0, 1.0), template.id
     finally:

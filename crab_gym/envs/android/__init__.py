@@ -228,13 +228,27 @@ class AndroidEnv(SubEnv):
             "--bind duration:i:0"
         )
 
-    def add_contact(self, name: str, number: str) -> None:
-        """Add a contact with one phone number through the contacts provider (our phone's simplified
-        insert; a real device needs a raw_contacts row then data rows)."""
+    def add_contact(self, name: str, number: str = "", email: str = "") -> None:
+        """Add a contact with a phone number and/or an email through the contacts provider (our phone's
+        simplified insert; a real device needs a raw_contacts row then data rows)."""
+        binds = [f"--bind {quote(k + ':s:' + v)}" for k, v in (("number", number), ("email", email)) if v]
         self._shell_ok(
             "content insert --uri content://com.android.contacts/raw_contacts "
-            f"--bind {quote('name:s:' + name)} --bind {quote('number:s:' + number)}"
+            f"--bind {quote('name:s:' + name)} " + " ".join(binds)
         )
+
+    def add_event(self, title: str, start_ms: int, end_ms: int, all_day: bool = False) -> None:
+        """A calendar event through the calendar provider (an all-day one spans UTC midnight to midnight)."""
+        self._shell_ok(
+            "content insert --uri content://com.android.calendar/events "
+            f"--bind {quote('title:s:' + title)} --bind dtstart:l:{int(start_ms)} "
+            f"--bind dtend:l:{int(end_ms)} "
+            f"--bind allDay:i:{int(all_day)} --bind calendar_id:i:1 --bind eventTimezone:s:UTC"
+        )
+
+    def set_mtime(self, path: str, seconds: int) -> None:
+        """Set a file's modification time (``touch -d @SECONDS``, as toybox does)."""
+        self._shell_ok(f"touch -c -d @{int(seconds)} {quote(path)}")
 
     def add_sms(self, address: str, body: str) -> None:
         """A received text message from ``address`` (through the SMS provider; on a real phone only the

@@ -9,6 +9,7 @@ case and surrounding whitespace; phone numbers compare by their digits.
 from __future__ import annotations
 
 import datetime as dt
+from xml.etree import ElementTree
 
 from crab_gym.core.evaluators import evaluator
 from crab_gym.envs.android.state import AndroidState, same_number
@@ -20,6 +21,9 @@ NOTES_DB = "/data/data/com.google.android.keep/databases/keep.db"
 TASKS_DB = "/data/data/com.google.android.apps.tasks/databases/tasks.db"
 CAMERA_DIR = "/sdcard/DCIM/Camera"
 MAIL_DB = "/data/data/com.google.android.gm/databases/mail.db"
+CLOCK_PREFS = (
+    "/data/data/com.google.android.deskclock/shared_prefs/com.google.android.deskclock_preferences.xml"
+)
 
 
 def _same(a: str | None, b: str) -> bool:
@@ -45,6 +49,13 @@ def contact_exists(state: AndroidState, name: str, number: str | None = None) ->
 
 
 @evaluator(env=ENV)
+def contact_has_email(state: AndroidState, name: str, email: str) -> bool:
+    """a contact named {name!r} has the email address {email}"""
+    rows = state.content_query("content://com.android.contacts/data/emails", ("display_name", "data1"))
+    return any(_same(r.get("display_name"), name) and _same(r.get("data1"), email) for r in rows)
+
+
+@evaluator(env=ENV)
 def sms_sent(state: AndroidState, to: str, body_contains: str) -> bool:
     """a text message containing {body_contains!r} was sent to {to}"""
     rows = state.content_query("content://sms/sent", ("address", "body"))
@@ -59,11 +70,19 @@ def call_made(state: AndroidState, number: str) -> bool:
 
 
 @evaluator(env=ENV)
-def event_exists(state: AndroidState, title: str, date: str | None = None, start: str | None = None) -> bool:
-    """a calendar event {title!r} exists (on {date}, starting at {start}, UTC)"""
-    rows = state.content_query("content://com.android.calendar/events", ("title", "dtstart"))
+def event_exists(
+    state: AndroidState,
+    title: str,
+    date: str | None = None,
+    start: str | None = None,
+    all_day: bool | None = None,
+) -> bool:
+    """a calendar event {title!r} exists (on {date}, starting at {start}, UTC; all day: {all_day})"""
+    rows = state.content_query("content://com.android.calendar/events", ("title", "dtstart", "allDay"))
     for r in rows:
         if not _same(r.get("title"), title):
+            continue
+        if all_day is not None and (r.get("allDay") == "1") != all_day:
             continue
         try:
             when = dt.datetime.fromtimestamp(int(r.get("dtstart", "")) / 1000, dt.timezone.utc)
@@ -85,6 +104,17 @@ def alarm_set(state: AndroidState, hour: int, minute: int, enabled: bool = True)
         f"SELECT enabled FROM alarm_templates WHERE hour = {int(hour)} AND minutes = {int(minute)}",
     )
     return any((r[0] == "1") == bool(enabled) for r in rows)
+
+
+@evaluator(env=ENV)
+def world_clock_has(state: AndroidState, city: str) -> bool:
+    """the Clock's world clock lists {city}"""
+    try:
+        root = ElementTree.fromstring(state.read_text(CLOCK_PREFS) or "")
+    except ElementTree.ParseError:
+        return False
+    chosen = root.find("set[@name='selected_cities']")
+    return chosen is not None and any(_same(e.text, city) for e in chosen.findall("string"))
 
 
 @evaluator(env=ENV)
@@ -181,6 +211,7 @@ __all__ = [
     "app_in_foreground",
     "call_made",
     "contact_exists",
+    "contact_has_email",
     "dark_theme",
     "element_shown",
     "event_exists",
@@ -195,4 +226,5 @@ __all__ = [
     "task_exists",
     "text_on_screen",
     "timer_set",
+    "world_clock_has",
 ]

@@ -53,7 +53,8 @@ class XvfbSession:
 
     description = (
         f"{DESCRIPTION} The panel along the bottom has an Applications menu, a launcher button per app, a "
-        f"button per open window and a clock. {HOME_FOLDERS}"
+        f"button per open window and a clock. Firefox and Chromium browse an offline web (a search engine, "
+        f"GitHub, Wikipedia, the PyTorch docs, Google Maps). {HOME_FOLDERS}"
     )
     slowdown = 1.0
 

@@ -9,8 +9,9 @@ simulated phone's deterministic layout (:mod:`.layout`). Seeds change the phone'
 the solutions rely on (3 notes, 3 tasks, the folders of /sdcard).
 
 Attribute types used here beyond the generator's own: ``phone_number`` ("555-123-4567"), ``date``
-("2024-05-17"), ``clock_time`` ("14:30"), ``hour`` (an int, 9-22: never one of the seeded alarms) and
-``minute`` (an int, a multiple of 5).
+("2024-05-17", or as CRAB writes one: "1 January 2025"), ``clock_time`` ("14:30"), ``hour`` (an int, 9-22:
+never one of the seeded alarms), ``minute`` (an int, a multiple of 5), ``phone_file`` (a file under the
+shared storage, "Download/a.txt") and ``city`` (a world clock city).
 """
 
 from __future__ import annotations
@@ -47,7 +48,20 @@ ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     online.MAPS_POSTAL_CITY,
     online.MAPS_ROUTE_DISTANCE,
 )
-for _template in ANDROID_TEMPLATES:
+# CRAB v0's phone sub-tasks (crab_gym/tasks/crab_v0.py): registered, but the generator does not sample them,
+# so the fixed v0 set (crab_gym/tasks/data/v0.json) stays as it was built.
+CRAB_PHONE: tuple[SubTaskTemplate, ...] = (
+    organizer.NOTES_CREATE_UNTITLED,
+    organizer.CALENDAR_ADD_ALL_DAY,
+    organizer.CALENDAR_FIND_EVENT,
+    communication.CONTACTS_ADD_EMAIL,
+    communication.CONTACTS_FIND_EMAIL,
+    system.SETTINGS_BLUETOOTH_RENAME,
+    system.FILES_FIND_DATE,
+    organizer.CLOCK_ADD_CITY,
+)
+for _template in ANDROID_TEMPLATES + CRAB_PHONE:
     register(_template)
+UNSAMPLED = frozenset(t.id for t in CRAB_PHONE)
 
-__all__ = ["ANDROID_TEMPLATES"]
+__all__ = ["ANDROID_TEMPLATES", "CRAB_PHONE", "UNSAMPLED"]

@@ -8,10 +8,12 @@ from typing import Any
 from crab_gym.core.tasks import Step, SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.tasks.templates.android.layout import (
+    ACTION,
     FAB,
     PLATFORMS,
     ROWS,
     SAVE,
+    SEARCH_ROWS,
     android,
     field,
     launch,
@@ -171,4 +173,54 @@ MAIL_SEND = SubTaskTemplate(
     platforms=PLATFORMS,
     apps=("com.google.android.gm",),
     inputs=("body",),
+)
+
+
+CONTACTS_ADD_EMAIL = SubTaskTemplate(
+    id="contacts_add_email",
+    description="In the Contacts app, create a new contact named {name} with the email address {email}.",
+    attributes={"name": "name", "email": "email"},
+    evaluator=lambda name, email: [ev.contact_has_email(name=name, email=email)],
+    solution=lambda name, email: [
+        *launch("contacts"),
+        tap(FAB),
+        step("write_text", text=name),
+        field(3),
+        step("write_text", text=email),
+        tap(SAVE),
+    ],
+    platforms=PLATFORMS,
+    apps=("com.android.contacts",),
+    output_type="email",
+    output=lambda name, email: email,
+    inputs=("name", "email"),
+)
+
+
+def _contact_email_setup(envs: Mapping[str, Any], name: str, email: str) -> None:
+    android(envs).add_contact(name, email=email)
+
+
+CONTACTS_FIND_EMAIL = SubTaskTemplate(
+    id="contacts_find_email",
+    description="In the Contacts app, find the email address of the contact {name} and open their card.",
+    attributes={"name": "name", "email": "email"},
+    evaluator=lambda name, email: [
+        ev.app_in_foreground(package="com.android.contacts"),
+        ev.element_shown(resource_id="large_title", text=name)
+        & ev.element_shown(resource_id="email", text=email),
+    ],
+    setup=_contact_email_setup,
+    solution=lambda name, email: [
+        *launch("contacts"),
+        tap(ACTION),  # Search
+        step("write_text", text=name),
+        tap((0.5, SEARCH_ROWS[0])),
+    ],
+    platforms=PLATFORMS,
+    apps=("com.android.contacts",),
+    output_type="email",
+    output=lambda name, email: email,
+    inputs=("name",),
+    hidden=("email",),
 )

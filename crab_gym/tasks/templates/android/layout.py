@@ -4,12 +4,15 @@ aspect), and the step builders the android templates share.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
 from crab_gym.core.tasks import Step
+from crab_gym.envs.android.sim.apps.calendar import parse_day
 
 ENV = "android"
+PHONE_YEAR = 2024  # the year of the simulated phone's clock (its "now" is 2024-03-15)
 PLATFORMS = ("android",)
 
 # ---- the layout (normalised points on the simulated phone) -----------------------------------------------
@@ -59,3 +62,33 @@ def field(i: int) -> Step:
 
 def android(envs: Mapping[str, Any]) -> Any:
     return envs[ENV]
+
+
+# ---- added for the find-something templates (CRAB v0's phone sub-tasks) ---------------------------------
+ACTION = SAVE  # the single action of an app bar (Contacts' "Search", Settings' "Rename") sits where Save does
+SEARCH_ROWS = tuple(0.22875 + i * 0.0792 for i in range(8))  # y of Contacts' rows under a search field
+PICKER_ROWS = tuple(0.2308 + i * 0.0833 for i in range(8))  # y of list rows under a search field
+ALL_DAY = (0.5, 0.52)  # the calendar editor's All-day switch, under its five fields
+SEEDED_EVENTS = 4  # the seeded events fall in the week after the phone's "now" (2024-03-15)
+BLUETOOTH_NAME_ROW = (0.5, 0.2325)  # "Device name" under the Bluetooth switch
+SDCARD = ("Alarms", "Android", "DCIM", "Documents", "Download", "Movies", "Music", "Pictures")
+
+
+def day_of(text: str) -> dt.date:
+    """A date as CRAB writes it ('1 January 2025', '05 June 2024', 'May 28': the phone's year) or ISO."""
+    try:
+        return parse_day(text)
+    except ValueError:
+        for f in ("%B %d", "%b %d", "%d %B", "%d %b"):
+            try:
+                return dt.datetime.strptime(f"{' '.join(text.split())} {PHONE_YEAR}", f + " %Y").date()
+            except ValueError:
+                continue
+    raise ValueError(f"not a date: {text!r}")
+
+
+def sdcard_path(path: str) -> str:
+    """CRAB's phone paths are relative to the shared storage ('/Movies/a.txt', 'Download/b.webp')."""
+    if path.startswith(("/sdcard/", "/storage/")):
+        return path
+    return "/sdcard/" + path.lstrip("/")

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
 from crab_gym.core.tasks import Step, SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
+from crab_gym.envs.android.sim.apps.worldclock import city_named, gap
+from crab_gym.envs.android.sim.storage.db import NOW_MS
 from crab_gym.tasks.templates.android.layout import (
+    ALL_DAY,
     DRAWER,
     FAB,
+    PICKER_ROWS,
     PLATFORMS,
     ROWS,
     SAVE,
+    SEEDED_EVENTS,
     SEEDED_TASKS,
     android,
+    day_of,
     field,
     launch,
     step,
@@ -133,7 +140,7 @@ TASKS_COMPLETE = SubTaskTemplate(
 )
 
 
-CLOCK_TABS = {"alarm": (0.25, 0.1471), "timer": (0.75, 0.1471)}
+CLOCK_TABS = {"alarm": (0.1667, 0.1471), "clock": (0.5, 0.1471), "timer": (0.8333, 0.1471)}
 ALARM_ROWS = tuple(0.22 + i * 0.0833 for i in range(8))  # alarm rows under the Alarm/Timer tabs
 SEEDED_ALARMS = 2  # 07:00 and 08:30; sampled alarm hours are later, so a new alarm is the third row
 
@@ -224,4 +231,103 @@ NOTES_DELETE = SubTaskTemplate(
     solution=lambda title, body: [*launch("keep"), step("long_tap", point=(0.5, ROWS[0]))],
     platforms=PLATFORMS,
     apps=("com.google.android.keep",),
+)
+
+
+NOTES_CREATE_UNTITLED = SubTaskTemplate(
+    id="notes_create_untitled",
+    description="In Keep Notes, write '{body}' in a new note, leaving its title empty.",
+    attributes={"body": "text"},
+    evaluator=lambda body: [
+        ev.app_in_foreground(package="com.google.android.keep"),
+        ev.note_exists(title="", body_contains=body),
+    ],
+    solution=lambda body: [*launch("keep"), tap(FAB), field(1), step("write_text", text=body), tap(SAVE)],
+    platforms=PLATFORMS,
+    apps=("com.google.android.keep",),
+    inputs=("body",),
+)
+
+
+CALENDAR_ADD_ALL_DAY = SubTaskTemplate(
+    id="calendar_add_all_day",
+    description="In the Calendar app, add an all-day event titled '{title}' on {date}.",
+    attributes={"title": "text", "date": "date"},
+    evaluator=lambda title, date: [
+        ev.event_exists(title=title),
+        ev.event_exists(title=title, date=day_of(date).isoformat(), all_day=True),
+    ],
+    solution=lambda title, date: [
+        *launch("calendar"),
+        tap(FAB),
+        step("write_text", text=title),
+        field(1),
+        step("write_text", text=day_of(date).isoformat()),
+        tap(ALL_DAY),
+        tap(SAVE),
+    ],
+    platforms=PLATFORMS,
+    apps=("com.google.android.calendar",),
+    inputs=("title", "date"),
+)
+
+
+def _event_on_setup(envs: Mapping[str, Any], date: str, title: str) -> None:
+    start = dt.datetime.combine(day_of(date), dt.time(), dt.timezone.utc)
+    ms = int(start.timestamp() * 1000)
+    android(envs).add_event(title, ms, ms + 86_400_000, all_day=True)
+
+
+def _event_row(date: str) -> float:
+    """Events are listed by start: one after the seeded week comes after the seeded events."""
+    return ROWS[SEEDED_EVENTS if day_of(date) > dt.date(2024, 3, 15) else 0]
+
+
+CALENDAR_FIND_EVENT = SubTaskTemplate(
+    id="calendar_find_event",
+    description="In the Calendar app, find the event on {date} and open it to read its title.",
+    attributes={"date": "date", "title": "text"},
+    evaluator=lambda date, title: [
+        ev.app_in_foreground(package="com.google.android.calendar"),
+        ev.element_shown(resource_id="title", text=title) & ev.element_shown(resource_id="when_datetime"),
+    ],
+    setup=_event_on_setup,
+    solution=lambda date, title: [*launch("calendar"), tap((0.5, _event_row(date)))],
+    platforms=PLATFORMS,
+    apps=("com.google.android.calendar",),
+    output_type="text",
+    output=lambda date, title: title,
+    inputs=("date",),
+    hidden=("title",),
+)
+
+
+def _gap(city: str) -> str | None:
+    """The gap the world clock shows for the city at the phone's "now" (None for a city it does not have)."""
+    found = city_named(city)
+    return None if found is None else gap(found, NOW_MS)
+
+
+CLOCK_ADD_CITY = SubTaskTemplate(
+    id="clock_add_city",
+    description=(
+        "In the Clock app's Clock tab, add {city} to the world clock and see how far its time is from the "
+        "phone's."
+    ),
+    attributes={"city": "city"},
+    evaluator=lambda city: [
+        ev.app_in_foreground(package="com.google.android.deskclock"),
+        ev.world_clock_has(city=city),
+    ],
+    solution=lambda city: [
+        *launch("clock"),
+        tap(CLOCK_TABS["clock"]),
+        tap(FAB),  # the city picker, its search field focused
+        step("write_text", text=city),
+        tap((0.5, PICKER_ROWS[0])),
+    ],
+    platforms=PLATFORMS,
+    apps=("com.google.android.deskclock",),
+    output_type="text",
+    output=lambda city: _gap(city),
 )

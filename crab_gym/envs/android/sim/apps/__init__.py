@@ -20,6 +20,7 @@ from . import (
     notes,
     settings,
     tasks,
+    worldclock,  # noqa: F401 - the Clock app's world clock screens
 )
 
 install(

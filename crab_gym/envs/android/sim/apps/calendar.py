@@ -13,8 +13,23 @@ from .base import execute, fields, rows
 APP = AppSpec("com.google.android.calendar", "Calendar", (66, 133, 244))
 
 
-def _fmt(ms: int) -> str:
-    return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime("%a %b %d, %H:%M")
+DAY_MS = 86_400_000
+DATE_FORMATS = ("%Y-%m-%d", "%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y")
+
+
+def _fmt(ms: int, all_day: int = 0) -> str:
+    when = dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc)
+    return when.strftime("%a %b %d %Y") + " · All day" if all_day else when.strftime("%a %b %d, %H:%M")
+
+
+def parse_day(text: str) -> dt.date:
+    """'2024-03-20', '1 January 2025', '05 June 2024' or 'June 5, 2024' -> the date; ValueError if none."""
+    for f in DATE_FORMATS:
+        try:
+            return dt.datetime.strptime(" ".join(text.split()), f).date()
+        except ValueError:
+            continue
+    raise ValueError(f"not a date: {text!r}")
 
 
 @APP.screen("main", "com.android.calendar.AllInOneActivity")
@@ -23,15 +38,16 @@ def agenda(s: Screen) -> None:
     items = [
         Item(
             title,
-            _fmt(start) + (f" · {loc}" if loc else ""),
+            _fmt(start, all_day) + (f" · {loc}" if loc else ""),
             glyph="event",
             rid="title",
             on_click=lambda eid=eid: s.phone.push("detail", event_id=eid),
         )
-        for eid, title, start, loc in rows(
+        for eid, title, start, loc, all_day in rows(
             s.phone,
             db.CALENDAR_DB,
-            "SELECT _id, title, dtstart, eventLocation FROM Events WHERE deleted = 0 ORDER BY dtstart, _id",
+            "SELECT _id, title, dtstart, eventLocation, allDay FROM Events WHERE deleted = 0 "
+            "ORDER BY dtstart, _id",
         )
     ]
     s.list("events", items, rid="agenda_list", empty="Nothing planned")
@@ -39,8 +55,10 @@ def agenda(s: Screen) -> None:
 
 
 def parse_when(date: str, time: str) -> int:
-    """'2024-03-20' + '14:30' (UTC) -> epoch milliseconds; ValueError if malformed."""
-    d = dt.datetime.strptime(f"{date} {time or '00:00'}", "%Y-%m-%d %H:%M").replace(tzinfo=dt.timezone.utc)
+    """'2024-03-20' (or a date as parse_day reads it) + '14:30' (UTC) -> epoch milliseconds; ValueError if
+    malformed."""
+    t = dt.datetime.strptime(time or "00:00", "%H:%M").time()
+    d = dt.datetime.combine(parse_day(date), t, dt.timezone.utc)
     return int(d.timestamp() * 1000)
 
 
@@ -48,11 +66,12 @@ def parse_when(date: str, time: str) -> int:
 def editor(s: Screen) -> None:
     def save() -> None:
         title, date, start, end, where = fields(s, "title", "date", "start", "end", "location")
-        try:
-            t0 = parse_when(date, start)
-            t1 = parse_when(date, end) if end else t0 + 3_600_000
+        all_day = bool(s.state.get("all_day"))
+        try:  # an all-day event spans its UTC day, as CalendarContract stores one
+            t0 = parse_when(date, "" if all_day else start)
+            t1 = t0 + DAY_MS if all_day else parse_when(date, end) if end else t0 + 3_600_000
         except ValueError:
-            s.state["error"] = "Date as YYYY-MM-DD, times as HH:MM"
+            s.state["error"] = "Date as YYYY-MM-DD (or 1 January 2025), times as HH:MM"
             return
         if not title:
             s.state["error"] = "Add a title"
@@ -60,8 +79,9 @@ def editor(s: Screen) -> None:
         execute(
             s.phone,
             db.CALENDAR_DB,
-            "INSERT INTO Events (title, eventLocation, description, dtstart, dtend) VALUES (?, ?, '', ?, ?)",
-            (title, where, t0, max(t1, t0)),
+            "INSERT INTO Events (title, eventLocation, description, dtstart, dtend, allDay) "
+            "VALUES (?, ?, '', ?, ?, ?)",
+            (title, where, t0, max(t1, t0), int(all_day)),
         )
         s.phone.back()
 
@@ -71,8 +91,13 @@ def editor(s: Screen) -> None:
     s.field("start", "Start time (HH:MM)", rid="start_time")
     s.field("end", "End time (HH:MM)", rid="end_time")
     s.field("location", "Add location", rid="location")
+    s.switch("All-day", bool(s.state.get("all_day")), lambda: _flip(s.state, "all_day"), rid="all_day_switch")
     if s.state.get("error"):
         s.text(s.state["error"], size=40, rid="error", muted=True)
+
+
+def _flip(state: dict, key: str) -> None:
+    state[key] = not state.get(key)
 
 
 @APP.screen("detail", "com.android.calendar.EventInfoActivity")
@@ -81,7 +106,7 @@ def detail(s: Screen) -> None:
     found = rows(
         s.phone,
         db.CALENDAR_DB,
-        "SELECT title, dtstart, dtend, eventLocation FROM Events WHERE _id = ?",
+        "SELECT title, dtstart, dtend, eventLocation, allDay FROM Events WHERE _id = ?",
         (eid,),
     )
 
@@ -91,8 +116,8 @@ def detail(s: Screen) -> None:
 
     s.app_bar("", actions=[("Delete", delete)])
     if found:
-        title, start, end, loc = found[0]
+        title, start, end, loc, all_day = found[0]
         s.text(title, size=64, rid="title", height=180)
-        s.text(f"{_fmt(start)} – {_fmt(end)[-5:]}", rid="when_datetime")
+        s.text(_fmt(start, 1) if all_day else f"{_fmt(start)} – {_fmt(end)[-5:]}", rid="when_datetime")
         if loc:
             s.text(loc, rid="where", muted=True)

@@ -1,4 +1,5 @@
-"""Clock (com.google.android.deskclock): alarms and timers, in alarms.db."""
+"""Clock (com.google.android.deskclock): alarms and timers, in alarms.db; the world clock is in
+worldclock.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from .base import execute, fields, rows
 APP = AppSpec("com.google.android.deskclock", "Clock", (26, 115, 232))
 
 
-def _tabs(s: Screen, current: str) -> None:
+def tabs(s: Screen, current: str) -> None:
     def select(name: str):
         return lambda: (
             s.phone.stack.__setitem__(-1, type(s.act)(s.pkg, name.lower(), {}, s.act.task_id))
@@ -20,13 +21,13 @@ def _tabs(s: Screen, current: str) -> None:
             else None
         )
 
-    s.tabs(["Alarm", "Timer"], current, select)
+    s.tabs(["Alarm", "Clock", "Timer"], current, select)
 
 
-@APP.screen("alarm", ".DeskClock")
+@APP.screen("alarm", "com.android.deskclock.DeskClock")
 def alarms(s: Screen) -> None:
     s.app_bar("Alarm", back=False)
-    _tabs(s, "Alarm")
+    tabs(s, "Alarm")
     items = []
     for aid, hour, minutes, enabled, label in rows(
         s.phone,
@@ -87,10 +88,10 @@ def new_alarm(s: Screen) -> None:
         s.text(s.state["error"], size=40, rid="error", muted=True)
 
 
-@APP.screen("timer", ".DeskClock")
+@APP.screen("timer", "com.android.deskclock.DeskClock")
 def timers(s: Screen) -> None:
     s.app_bar("Timer", back=False)
-    _tabs(s, "Timer")
+    tabs(s, "Timer")
 
     def start() -> None:
         (minutes,) = fields(s, "minutes")

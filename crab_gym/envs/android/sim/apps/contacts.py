@@ -7,7 +7,7 @@ from ..system.providers import delete as provider_delete
 from ..system.registry import AppSpec
 from ..ui.layout import Screen
 from ..ui.widgets import Item
-from .base import rows
+from .base import fields, rows
 from .dialer import place_call
 
 APP = AppSpec("com.android.contacts", "Contacts", (26, 115, 232))
@@ -22,10 +22,8 @@ def _contacts(phone) -> list[tuple]:
     )
 
 
-@APP.screen("main", ".activities.PeopleActivity")
-def people(s: Screen) -> None:
-    s.app_bar("Contacts", back=False)
-    items = [
+def _items(s: Screen, found: list[tuple]) -> list[Item]:
+    return [
         Item(
             name or "(No name)",
             number or "",
@@ -33,10 +31,41 @@ def people(s: Screen) -> None:
             rid="cliv_name_textview",
             on_click=lambda cid=cid: s.phone.push("detail", contact_id=cid),
         )
-        for cid, name, number in _contacts(s.phone)
+        for cid, name, number in found
     ]
-    s.list("contacts", items, rid="contact_list", row_h=190, empty="No contacts")
+
+
+@APP.screen("main", ".activities.PeopleActivity")
+def people(s: Screen) -> None:
+    s.app_bar("Contacts", back=False, actions=[("Search", lambda: s.phone.push("search", focus="query"))])
+    s.list("contacts", _items(s, _contacts(s.phone)), rid="contact_list", row_h=190, empty="No contacts")
     s.fab("Create contact", lambda: s.phone.push("edit", focus="first_name"), rid="floating_action_button")
+
+
+@APP.screen("search", ".activities.PeopleActivity")
+def search(s: Screen) -> None:
+    """The contacts whose name, number or email holds the query (as the app's search bar filters)."""
+    s.app_bar("Search contacts")
+    s.field("query", "Search contacts", rid="search_view")
+    (query,) = fields(s, "query")
+    found = [  # the contact whose whole name it is first, as the app ranks results
+        (cid, name, number)
+        for cid, name, number in sorted(
+            _contacts(s.phone), key=lambda r: (r[1] or "").casefold() != query.casefold()
+        )
+        if query
+        and (
+            query.casefold() in (name or "").casefold()
+            or (number and query in number)
+            or any(query.casefold() in e.casefold() for e in _emails(s.phone, cid))
+        )
+    ]
+    s.list("results", _items(s, found), rid="search_list", row_h=190, empty="No contacts found")
+
+
+def _emails(phone, cid: int) -> list[str]:
+    sql = "SELECT data1 FROM view_emails WHERE contact_id = ? ORDER BY _id"
+    return [r[0] for r in rows(phone, db.CONTACTS_DB, sql, (cid,))]
 
 
 @APP.screen("edit", ".activities.ContactEditorActivity")
@@ -71,12 +100,7 @@ def detail(s: Screen) -> None:
             s.phone, db.CONTACTS_DB, "SELECT data1 FROM view_phones WHERE contact_id = ? ORDER BY _id", (cid,)
         )
     ]
-    emails = [
-        r[0]
-        for r in rows(
-            s.phone, db.CONTACTS_DB, "SELECT data1 FROM view_emails WHERE contact_id = ? ORDER BY _id", (cid,)
-        )
-    ]
+    emails = _emails(s.phone, cid)
 
     def delete() -> None:
         provider_delete(s.phone, f"content://com.android.contacts/contacts/{cid}")

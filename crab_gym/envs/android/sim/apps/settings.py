@@ -43,10 +43,42 @@ def network(s: Screen) -> None:
     _toggle(s, "Airplane mode", "global", "airplane_mode_on", rid="airplane_mode_switch")
 
 
+def bluetooth_name(phone) -> str:
+    """The name other devices see over Bluetooth: Settings.Secure's bluetooth_name, else the device name."""
+    return get_setting(phone, "secure", "bluetooth_name") or get_setting(phone, "global", "device_name") or ""
+
+
 @APP.screen("connected", ".SubSettings")
 def connected(s: Screen) -> None:
     s.app_bar("Connected devices")
     _toggle(s, "Bluetooth", "global", "bluetooth_on", rid="bluetooth_switch")
+    s.list(
+        "prefs",
+        [
+            Item(
+                "Device name",
+                bluetooth_name(s.phone),
+                glyph="bluetooth",
+                rid="device_name",
+                on_click=lambda: s.phone.push("rename", focus="name"),
+            )
+        ],
+    )
+
+
+@APP.screen("rename", ".SubSettings")
+def rename(s: Screen) -> None:
+    """ "Rename this device": a new Bluetooth name, kept in Settings.Secure bluetooth_name as the adapter
+    keeps it."""
+
+    def save() -> None:
+        name = s.state.get("fields", {}).get("name", "").strip()
+        if name:
+            put_setting(s.phone, "secure", "bluetooth_name", name)
+            s.phone.back()
+
+    s.app_bar("Rename this device", actions=[("Rename", save)])
+    s.field("name", bluetooth_name(s.phone), rid="edittext", on_enter=save)
 
 
 @APP.screen("display", ".SubSettings")

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import fnmatch
+import os
 import shutil
 import stat as st
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 from .context import REGISTRY, CommandFn, Ctx, command, split_flags
 from .tokens import ShellError
@@ -22,7 +27,7 @@ def _mode_str(mode: int) -> str:
 
 @command("ls")
 def _ls(ctx: Ctx, args: list[str]) -> int:
-    flags, _, names = split_flags(args, "laA1RdhtrsFn")
+    flags, _, names = split_flags(args, "laA1RdhtrsFnuc")
     code = 0
     targets = names or ["."]
     if "R" in flags:
@@ -61,7 +66,8 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
                 ctx.print(f"total {len(items) * 8}")
             for e, h in items:
                 s = h.stat()
-                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.st_mtime))
+                stamp = s.st_atime if "u" in flags else s.st_ctime if "c" in flags else s.st_mtime
+                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(stamp))
                 if ctx.fs.is_device(ctx.fs.to_android(h)):
                     ctx.print(f"crw-rw-rw- 1 root root   1,   3 {when} {e}")
                     continue
@@ -73,25 +79,68 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
     return code
 
 
+Test = Callable[[Path, str, int], bool]  # (host path, shown path, depth) -> matches
+
+
+def _find_expr(args: list[str], opts: dict[str, int]) -> Test:
+    """find's expression: tests joined by -a (or nothing) and -o, `!` and parentheses; -maxdepth, -mindepth
+    and -print go to `opts` or always match."""
+
+    def primary() -> Test:
+        opt = args.pop(0)
+        if opt in ("!", "-not"):
+            inner = primary()
+            return lambda h, s, d: not inner(h, s, d)
+        if opt == "(":
+            inner = disjunction()
+            if not args or args.pop(0) != ")":
+                raise ShellError("missing ')'", 1)
+            return inner
+        if opt in ("-maxdepth", "-mindepth") and args and args[0].isdigit():
+            opts[opt] = int(args.pop(0))
+            return lambda h, s, d: True
+        if opt in ("-print", "-print0"):
+            return lambda h, s, d: True
+        if opt in ("-name", "-iname", "-type", "-path") and args:
+            val = args.pop(0)
+            if opt == "-name":
+                return lambda h, s, d: fnmatch.fnmatchcase(h.name if d else s.rsplit("/", 1)[-1], val)
+            if opt == "-iname":
+                return lambda h, s, d: fnmatch.fnmatch(
+                    (h.name if d else s.rsplit("/", 1)[-1]).lower(), val.lower()
+                )
+            if opt == "-path":
+                return lambda h, s, d: fnmatch.fnmatchcase(s, val)
+            return lambda h, s, d: (val == "d") == h.is_dir()
+        if opt in ("-name", "-iname", "-type", "-path", "-maxdepth", "-mindepth"):
+            raise ShellError(f"'{opt}' needs 1 arg", 1)
+        raise ShellError(f"Unknown option '{opt}'", 1)
+
+    def conjunction() -> Test:
+        parts = [primary()]
+        while args and args[0] not in ("-o", "-or", ")"):
+            if args[0] in ("-a", "-and"):
+                args.pop(0)
+            parts.append(primary())
+        return lambda h, s, d: all(t(h, s, d) for t in parts)
+
+    def disjunction() -> Test:
+        parts = [conjunction()]
+        while args and args[0] in ("-o", "-or"):
+            args.pop(0)
+            parts.append(conjunction())
+        return lambda h, s, d: any(t(h, s, d) for t in parts)
+
+    return disjunction() if args else (lambda h, s, d: True)
+
+
 @command("find")
 def _find(ctx: Ctx, args: list[str]) -> int:
-    import fnmatch
-
     roots = []
-    while args and not args[0].startswith("-"):
+    while args and not args[0].startswith("-") and args[0] not in ("(", "!"):
         roots.append(args.pop(0))
-    tests: list[tuple[str, str]] = []
-    maxdepth = 1 << 30
-    while args:
-        opt = args.pop(0)
-        if opt in ("-name", "-iname", "-type") and args:
-            tests.append((opt, args.pop(0)))
-        elif opt == "-maxdepth" and args:
-            maxdepth = int(args.pop(0))
-        elif opt == "-print":
-            pass
-        else:
-            raise ShellError(f"Unknown option '{opt}'", 1)
+    opts = {"-maxdepth": 1 << 30, "-mindepth": 0}
+    test = _find_expr(list(args), opts)
     code = 0
     for root in roots or ["."]:
         base = ctx.fs.resolve(root, ctx.shell.cwd)
@@ -102,17 +151,9 @@ def _find(ctx: Ctx, args: list[str]) -> int:
         todo = [(base, root.rstrip("/") or "/", 0)]
         while todo:
             host, shown, depth = todo.pop(0)
-            ok = True
-            for opt, val in tests:
-                if opt == "-name":
-                    ok = ok and fnmatch.fnmatchcase(host.name if depth else shown.rsplit("/", 1)[-1], val)
-                elif opt == "-iname":
-                    ok = ok and fnmatch.fnmatch(host.name.lower(), val.lower())
-                elif opt == "-type":
-                    ok = ok and ((val == "d") == host.is_dir())
-            if ok:
+            if depth >= opts["-mindepth"] and test(host, shown, depth):
                 ctx.print(shown)
-            if host.is_dir() and depth < maxdepth:
+            if host.is_dir() and depth < opts["-maxdepth"]:
                 todo[0:0] = [(c, f"{shown.rstrip('/')}/{c.name}", depth + 1) for c in sorted(host.iterdir())]
     return code
 
@@ -164,14 +205,54 @@ def _mkdir(ctx: Ctx, args: list[str]) -> int:
 
 @command("touch")
 def _touch(ctx: Ctx, args: list[str]) -> int:
-    _, _, names = split_flags(args, "acm", "dt")
+    flags, values, names = split_flags(args, "acm", "dt")
+    when = None
+    try:
+        if "d" in values:
+            when = _touch_date(values["d"])
+        elif "t" in values:
+            when = _touch_stamp(values["t"], ctx.phone.now_ms() // 1000)
+    except ValueError:
+        raise ShellError(f"bad date '{values.get('d', values.get('t'))}'", 1) from None
     for name in names:
         host = ctx.fs.resolve(name, ctx.shell.cwd)
         if not host.parent.exists():
             ctx.eprint(f"touch: '{name}': No such file or directory")
             return 1
+        if not host.exists() and "c" in flags:
+            continue
         host.touch()
+        if when is not None:
+            old = host.stat()
+            a = old.st_atime if "m" in flags and "a" not in flags else when
+            m = old.st_mtime if "a" in flags and "m" not in flags else when
+            os.utime(host, (a, m))
     return 0
+
+
+def _touch_date(text: str) -> float:
+    """toybox touch -d: '@SECONDS' or 'YYYY-MM-DD[ hh:mm[:ss]]' (T may join them; the phone's zone is UTC)."""
+    if text.startswith("@"):
+        return float(text[1:])
+    day, _, clock = text.replace("T", " ").rstrip("Z").partition(" ")
+    clock = clock.split(".")[0] or "00:00:00"
+    fmt = "%Y-%m-%d %H:%M:%S" if clock.count(":") == 2 else "%Y-%m-%d %H:%M"
+    return dt.datetime.strptime(f"{day} {clock}", fmt).replace(tzinfo=dt.timezone.utc).timestamp()
+
+
+def _touch_stamp(text: str, now: int) -> float:
+    """toybox touch -t: [[CC]YY]MMDDhhmm[.ss], in the phone's zone (UTC)."""
+    main, _, sec = text.partition(".")
+    if not main.isdigit() or len(main) not in (8, 10, 12) or (sec and not sec.isdigit()):
+        raise ValueError(text)
+    year = dt.datetime.fromtimestamp(now, dt.timezone.utc).year
+    if len(main) == 12:
+        year, main = int(main[:4]), main[4:]
+    elif len(main) == 10:
+        year, main = 2000 + int(main[:2]) if int(main[:2]) < 69 else 1900 + int(main[:2]), main[2:]
+    month, day, hour, minute = (int(main[i : i + 2]) for i in range(0, 8, 2))
+    when = dt.datetime(year, month, day, hour, minute, int(sec or 0), tzinfo=dt.timezone.utc)
+    return when.timestamp()
 
 
 def _copy_or_move(move: bool) -> CommandFn:
