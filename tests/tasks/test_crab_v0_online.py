@@ -19,6 +19,17 @@ MAPS_ADDRESS = "a3d11574-2acf-4b26-a569-a5dbc9d548aw"
 MAPS_POSTCODE = "51b2463c-9904-4a32-81ba-507bfb89d61f"
 MAPS_ROUTE = "1a1b72d7-78c9-4027-8278-86083ae01045"
 
+SMS = "caa29623-1811-402d-963a-19f7eecc63d8"
+OXFORD = "Wellington Square, Oxford OX1 2JD, United Kingdom"  # CRAB's output: the real world's address
+CHAINED = {
+    "description": "Find the address of University of Oxford in Google Maps, then text it to 5550142.",
+    "tasks": [
+        {"task": MAPS_ADDRESS, "attribute": {"content": "University of Oxford"}, "output": OXFORD},
+        {"task": SMS, "attribute": {"content": OXFORD, "number": "5550142"}, "output": None},
+    ],
+    "adjlist": "0 1\n1",
+    "id": "7a1f0c2e-0000-4000-8000-0000000000d9",
+}
 ONLINE = [
     crab_file(
         "7a1f0c2e-0000-4000-8000-0000000000d1",
@@ -56,6 +67,22 @@ ONLINE = [
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     return dataset(tmp_path / "dataset", {"android": ONLINE})
+
+
+def test_a_maps_answer_feeds_the_next_sub_task_as_our_maps_give_it(tmp_path: Path) -> None:
+    """CRAB's output is the real world's address; the next sub-task gets the offline maps' one instead."""
+    from crab_gym.web.content.world import WebWorld
+
+    root = dataset(tmp_path / "dataset", {"android": [CHAINED]})
+    ours = WebWorld(0).maps.find("University of Oxford").address
+    env = gym.make("Crab-Android-v0", tasks=f"crab-v0:{root}", max_steps=30)
+    try:
+        (task,) = env.unwrapped.tasks
+        assert task.subtasks[1].attributes["content"] == ours != OXFORD
+        record = rollout(env, OracleAgent(env), task=CHAINED["id"], seed=0)
+        assert record.success, record.termination_reason
+    finally:
+        env.close()
 
 
 def test_drive_uuid_keeps_crab_attribute_and_names_drive() -> None:

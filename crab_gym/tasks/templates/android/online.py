@@ -8,13 +8,14 @@ from functools import cache
 from crab_gym.core.tasks import SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.envs.android import web_evaluators as web
-from crab_gym.envs.android.sim.net.mapsquery import postal_city
+from crab_gym.envs.android.sim.net.mapsquery import answer, postal_city
 from crab_gym.tasks.templates.android.layout import DRAWER, FAB, FIELDS, PLATFORMS, ROWS, SAVE, step, tap
 from crab_gym.web.content.places import Maps
 
 DRIVE = "com.google.android.apps.docs"
 MAPS = "com.google.android.apps.maps"
 OMNIBOX = (0.5, 0.0813)  # Maps' search box
+FIRST_RESULT = (0.5, 0.45)  # the first row of Maps' results, under the map
 
 
 @cache
@@ -57,6 +58,7 @@ MAPS_FIND_ADDRESS = SubTaskTemplate(
         tap(OMNIBOX),
         step("write_text", text=place),
         step("press", button="enter"),
+        *([] if answer(maps(), place).place else [tap(FIRST_RESULT)]),  # a list: the place it names is first
     ],
     platforms=PLATFORMS,
     apps=(MAPS,),

@@ -5,11 +5,9 @@ distance. Searches and directions go to gmm_myplaces.db."""
 
 from __future__ import annotations
 
-import re
+from crab_gym.web.content.places import Place
 
-from crab_gym.web.content.places import Place, norm
-
-from ..net.mapsquery import postal_city
+from ..net.mapsquery import answer
 from ..storage import db
 from ..system import clipboard
 from ..system.registry import AppSpec
@@ -19,8 +17,6 @@ from ..ui.widgets import Item
 from .base import execute, fields
 
 APP = AppSpec("com.google.android.apps.maps", "Maps", (234, 67, 53))
-NEAR = re.compile(r"^(?P<kind>.+?)\s+(?:near|around|in)\s+(?P<place>.+)$", re.IGNORECASE)
-POSTAL = re.compile(r"^(?P<code>[0-9A-Z][0-9A-Z -]{1,9}[0-9A-Z])[ ,]+(?P<country>.+)$", re.IGNORECASE)
 
 
 def _record(phone, query: str, result: str, address: str) -> None:
@@ -34,31 +30,22 @@ def _record(phone, query: str, result: str, address: str) -> None:
 
 def search(phone, query: str) -> None:
     """Run a search from the omnibox: a postal code in a country, places near one, a list, or one place."""
-    maps = phone.web.world.maps
     query = " ".join(query.split())
     if not query:
         return
-    if (m := POSTAL.match(query)) and any(ch.isdigit() for ch in m["code"]):
-        city = postal_city(maps, m["code"], m["country"])
-        if city is not None:
-            code = m["code"].upper()
-            shown = f"{code}, {city.name}, {city.country}"
-            _record(phone, query, city.name, shown)
-            phone.push(
-                "main", omnibox=shown, postal={"code": code, "city": city.name, "country": city.country}
-            )
-            return
-    hits: list[Place] = []
-    if near := NEAR.match(query):
-        hits = maps.nearby(near["place"], near["kind"])
-    if not hits:
-        hits = [p for p in maps.search(query) if norm(p.name) != norm(query)]
-        exact = [p for p in maps.places if norm(p.name) == norm(query)]
-        if exact or not hits:
-            open_place(phone, (exact or [maps.find(query)])[0], query)
-            return
-    _record(phone, query, "", "")
-    phone.push("main", omnibox=query, results=[p.id for p in hits])
+    found = answer(phone.web.world.maps, query)
+    if found.city is not None:
+        city = found.city
+        shown = f"{found.code}, {city.name}, {city.country}"
+        _record(phone, query, city.name, shown)
+        phone.push(
+            "main", omnibox=shown, postal={"code": found.code, "city": city.name, "country": city.country}
+        )
+    elif found.place is not None:
+        open_place(phone, found.place, query)
+    else:
+        _record(phone, query, "", "")
+        phone.push("main", omnibox=query, results=[p.id for p in found.places])
 
 
 def open_place(phone, place: Place, query: str) -> None:

@@ -1,12 +1,49 @@
-"""What a Maps search for a postal code means: the country as the maps name it (a typed name may be
-misspelt or an adjective: "Columbia", "German"), then the city the code belongs to there. The Maps app and
-the Maps templates' outputs both ask here, so they agree."""
+"""What a Maps search means: a postal code in a country (the country read as typed, misspelt or an
+adjective: "Columbia", "German"; then the city the code belongs to there), places of a kind near one, one
+place, or a list of places. The Maps app and the Maps templates (outputs, scripted solutions) both ask here,
+so they agree."""
 
 from __future__ import annotations
 
 import difflib
+import re
+from dataclasses import dataclass, field
 
-from crab_gym.web.content.places import City, Maps, norm
+from crab_gym.web.content.places import City, Maps, Place, norm
+
+NEAR = re.compile(r"^(?P<kind>.+?)\s+(?:near|around|in)\s+(?P<place>.+)$", re.IGNORECASE)
+POSTAL = re.compile(r"^(?P<code>[0-9A-Z][0-9A-Z -]{1,9}[0-9A-Z])[ ,]+(?P<country>.+)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One of: ``city`` (a postal code's, with the ``code``), ``place`` (opened at once), ``places`` (a list
+    whose first row is the place the words name)."""
+
+    code: str = ""
+    city: City | None = None
+    place: Place | None = None
+    places: tuple[Place, ...] = field(default_factory=tuple)
+
+
+def answer(maps: Maps, query: str) -> Answer:
+    """What a search for ``query`` shows: a postal code's city; a place when the words name a listed place or
+    a city exactly, or match nothing else (then the maps make it a landmark); else a list of places."""
+    query = " ".join(query.split())
+    if (m := POSTAL.match(query)) and any(ch.isdigit() for ch in m["code"]):
+        city = postal_city(maps, m["code"], m["country"])
+        if city is not None:
+            return Answer(code=m["code"].upper(), city=city)
+    if near := NEAR.match(query):
+        hits = maps.nearby(near["place"], near["kind"])
+        if hits:
+            return Answer(places=tuple(hits))
+    exact = [p for p in maps.places if norm(p.name) == norm(query)]
+    if exact or maps.city(query):
+        return Answer(place=exact[0] if exact else maps.find(query))
+    named = maps.find(query)
+    hits = [p for p in maps.search(query) if p.id != named.id]
+    return Answer(places=(named, *hits)) if hits else Answer(place=named)
 
 
 def country_of(maps: Maps, text: str) -> str | None:
