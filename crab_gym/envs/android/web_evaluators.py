@@ -52,8 +52,12 @@ def _code(text: str) -> str:
 @evaluator(env=ENV)
 def maps_postal_city_found(state: AndroidState, code: str, country: str) -> bool:
     """Google Maps found the city of postal code {code} in {country}"""
-    rows = state.sqlite(MAPS_DB, "SELECT query, result FROM searches")
-    return any(_code(code) in _code(q) and _has(q, country) and r for q, r, *_ in rows)
+    rows = state.sqlite(MAPS_DB, "SELECT query, result, address FROM searches")
+    # a postal answer shows "CODE, City, Country" (a place's address does not start with the code)
+    return any(
+        _code(code) in _code(q) and _has(q, country) and r and _code(a).startswith(_code(code))
+        for q, r, a, *_ in rows
+    )
 
 
 @evaluator(env=ENV)

@@ -67,9 +67,10 @@ MAPS_FIND_ADDRESS = SubTaskTemplate(
 )
 
 
-def _city(code: object, country: str) -> str:
+def _city(code: object, country: str) -> str | None:
+    """The city Maps gives; None when the maps have no city in that country (nothing to hand on)."""
     city = postal_city(maps(), code, country)
-    return city.name if city else ""
+    return city.name if city else None
 
 
 MAPS_POSTAL_CITY = SubTaskTemplate(

@@ -321,3 +321,23 @@ def test_chrome_downloads_files_and_shows_images_and_text(fresh, served):
     fresh.shell("am start -a android.intent.action.VIEW -d https://files.example.org/notes/readme.txt")
     text = file_bytes("https://files.example.org/notes/readme.txt").decode().splitlines()
     assert [t for t in text if t.strip()][0].strip() in _texts(fresh)
+
+
+def test_a_postal_code_in_a_country_the_maps_lack_finds_no_city(phone):
+    """The maps have no city in South Korea (yet): a search for a code there is not a postal answer."""
+    from crab_gym.envs.android import AndroidEnv
+    from crab_gym.envs.android import web_evaluators as web
+
+    env = AndroidEnv("sim")
+    try:
+        env.reset(seed=0)
+        env.device.phone.shell("am start -a android.intent.action.VIEW -d 'geo:0,0?q=63002 South Korea'")
+        env.invalidate_state()
+        assert not web.maps_postal_city_found(code="63002", country="South Korea").evaluate(
+            {"android": env.state()}
+        )
+        env.device.phone.shell("am start -a android.intent.action.VIEW -d 'geo:0,0?q=63002 Japan'")
+        env.invalidate_state()
+        assert web.maps_postal_city_found(code="63002", country="Japan").evaluate({"android": env.state()})
+    finally:
+        env.close()
