@@ -1,5 +1,6 @@
 """Screenshots of the simulated phone for the docs: launcher, app drawer, contacts, a dialog, messages, a
-conversation, settings (light and dark), each written small (360x800 by default) as PNG.
+conversation, settings (light and dark), Chrome, Drive and Maps, each written small (360x800 by default) as
+PNG.
 
 Run: .venv/bin/python bench/phone_screens.py [out_dir] [prefix]   (default: docs/img phone-)
 """
@@ -52,6 +53,13 @@ SCENES: dict[str, Callable[[Phone], None]] = {
     "settings": lambda p: (p.launch("com.android.settings"), p.push("display")),
     "settings-dark": _settings_dark,
     "contacts-dark": _contacts_dark,
+    "chrome": lambda p: p.shell(
+        "am start -a android.intent.action.VIEW -d https://en.wikipedia.org/wiki/Kenya"
+    ),
+    "drive": lambda p: p.launch("com.google.android.apps.docs"),
+    "maps": lambda p: p.shell(
+        "am start -a android.intent.action.VIEW -d 'geo:0,0?q=coffee shop near Munich'"
+    ),
 }
 
 

@@ -35,8 +35,6 @@ from crab_gym.core.tasks import (
 
 __all__ = ["CRAB_V0", "CrabSubTask", "crab_template", "import_report", "is_crab_dataset", "load_crab"]
 
-MAPS = "the Google Maps app and offline maps (issue 24 part 2)"
-DRIVE = "the Google Drive app (issue 24 part 2)"
 VSCODE = "VS Code or the closest real editor (issue 24 part 2)"
 GIMP = "GIMP on the desktop (issue 24 part 3)"
 TEMPLATE = "a template of ours not yet written (issue 24 part 1)"
@@ -107,12 +105,23 @@ CRAB_V0: dict[str, CrabSubTask] = {
         {"place_name": "city"},
         compare="CRAB reads the city's row on screen; ours the world clock's cities. The gap is our phone's "
         "(UTC), not CRAB's: later sub-tasks get ours"),
-    _A + "r": CrabSubTask("Google Drive: create a folder {content}", needs=DRIVE),
-    _A + "w": CrabSubTask("Google Maps: find the address of {content} (output)", needs=MAPS),
+    _A + "r": CrabSubTask(
+        "Google Drive: create a folder {content}", "drive_create_folder", {"content": "name"},
+        compare="CRAB reads the folder's row on Drive's screen with Drive in front; ours reads DocList.db"),
+    _A + "w": CrabSubTask(
+        "Google Maps: find the address of {content} (output)", "maps_find_address", {"content": "place"},
+        compare="CRAB wants a node whose content-desc is the place's name, Maps in front; ours reads the "
+        "search Maps recorded (the place and the address it showed), Maps in front"),
     "51b2463c-9904-4a32-81ba-507bfb89d61f": CrabSubTask(
-        "Google Maps: the city of postal code {number} in {country} (output)", needs=MAPS),
+        "Google Maps: the city of postal code {number} in {country} (output)", "maps_postal_city",
+        {"number": "code"},
+        compare="CRAB reads the search box for the city and the code; ours reads the search Maps recorded "
+        "(the code and country asked, the city found), Maps in front"),
     "1a1b72d7-78c9-4027-8278-86083ae01045": CrabSubTask(
-        "Google Maps: shortest route distance {place_name_1} -> {place_name_2} (output)", needs=MAPS),
+        "Google Maps: shortest route distance {place_name_1} -> {place_name_2} (output)",
+        "maps_route_distance", {"place_name_1": "origin", "place_name_2": "destination"},
+        compare="CRAB wants the directions page's start and destination fields; ours reads the directions "
+        "Maps recorded, Maps in front"),
     # ---- Ubuntu ----
     "0f589bf9-9b26-4581-8b78-2961b115ab49": CrabSubTask(
         "vim in a terminal: write {content} into {file_path}, save and quit", "vim_write_file",

@@ -7,9 +7,11 @@ fixed word lists below (never from the clock, the machine or a set's iteration o
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from functools import cache
 
 from crab_gym.core.tasks import TEMPLATES, SubTaskTemplate, Task
+from crab_gym.web.content.places import Maps
 
 NOUNS = (
     "budget", "report", "invoice", "garden", "recipe", "travel", "meeting", "project", "lecture", "poster",
@@ -32,6 +34,12 @@ BASES = ("~/Documents", "~/Desktop", "~/Downloads")
 DEVICES = ("ubuntu", "android")  # templates on other (test) devices are never drawn unless asked for
 
 Sampler = Callable[[random.Random], object]
+
+
+@cache
+def _maps() -> Maps:
+    """The maps of the web world of seed 0, the phone's own web (its Maps app's places)."""
+    return Maps(0)
 
 
 def _word(r: random.Random) -> str:
@@ -69,6 +77,9 @@ SAMPLERS: dict[str, Sampler] = {
     "email": lambda r: f"{r.choice(EMAIL_NAMES)}.{r.choice(NOUNS)}@example.org",
     "duration_minutes": lambda r: r.randint(2, 90),
     "cursor_size": lambda r: r.choice((32, 40, 48, 64)),
+    "maps_place": lambda r: r.choice(_maps().places).name,  # a place of the offline web's maps
+    "postal_code": lambda r: r.choice(r.choice(_maps().cities).postal_codes),
+    "maps_country": lambda r: r.choice(sorted({c.country for c in _maps().cities})),
 }
 
 
@@ -97,7 +108,10 @@ def sample_attributes(template: SubTaskTemplate, rng: random.Random, tries: int 
     raise RuntimeError(f"template {template.id}: could not draw distinct attributes")
 
 
-def templates_for(platforms: Sequence[str] | None = None) -> list[SubTaskTemplate]:
+def templates_for(
+    platforms: Sequence[str] | None = None, only: Collection[str] | None = None
+) -> list[SubTaskTemplate]:
+    """The registered templates on ``platforms`` (default: every device), by id; ``only`` those ids."""
     import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
     from crab_gym.tasks.templates.android import UNSAMPLED as PHONE_UNSAMPLED
     from crab_gym.tasks.templates.desktop import UNSAMPLED
@@ -106,7 +120,10 @@ def templates_for(platforms: Sequence[str] | None = None) -> list[SubTaskTemplat
     return [
         t
         for _, t in sorted(TEMPLATES.items())
-        if t.platforms and set(t.platforms) <= allowed and t.id not in UNSAMPLED | PHONE_UNSAMPLED
+        if t.platforms
+        and set(t.platforms) <= allowed
+        and t.id not in UNSAMPLED | PHONE_UNSAMPLED
+        and (only is None or t.id in only)
     ]
 
 
@@ -149,6 +166,7 @@ def instances_per_template(
     per_template: int,
     platforms: Sequence[str] | None = None,
     templates: Sequence[SubTaskTemplate] | None = None,
+    only: Collection[str] | None = None,
 ) -> list[Task]:
     """``per_template`` tasks of every template (how the fixed v0 set is built), ids ``<template>-<k>``;
     ``templates``: of these instead (the interactive sets).
@@ -157,7 +175,7 @@ def instances_per_template(
     the other templates' tasks unchanged.
     """
     tasks = []
-    for template in templates_for(platforms) if templates is None else templates:
+    for template in templates_for(platforms, only) if templates is None else templates:
         rng = random.Random(f"{seed}:{template.id}")
         for k in range(per_template):
             sub = template.instantiate(**sample_attributes(template, rng))
@@ -166,6 +184,30 @@ def instances_per_template(
 
 
 V0_SEED = 2026
+# The templates the stored v0 (data/v0.json) is built from. v0 is fixed: a template added later joins it only
+# when v0 is rebuilt on purpose (its id added here, the file regenerated); until then build_v0 leaves it out.
+V0_TEMPLATES = frozenset(
+    {
+        *(
+            "calc_sum_column",
+            "calendar_add_event",
+            "camera_take_photo",
+            "clock_set_alarm",
+            "clock_start_timer",
+        ),
+        *("clock_turn_off_alarm", "contacts_add", "cross_contact_number_to_file", "cross_file_to_phone_note"),
+        *("cross_file_to_sms", "cross_sms_code_to_file", "files_delete", "files_move", "files_rename"),
+        *("impress_create_slides", "mail_send", "notes_create", "notes_delete", "notes_edit", "phone_call"),
+        *("phone_call_back", "settings_airplane_mode", "settings_animations_off", "settings_bluetooth_on"),
+        *("settings_clock_format", "settings_color_scheme", "settings_cursor_size", "settings_dark_theme"),
+        *("settings_font", "settings_text_scaling", "settings_wifi_off", "sms_reply", "sms_send"),
+        *("sms_send_to_contact", "tasks_add", "tasks_complete", "tasks_delete", "terminal_archive"),
+        *("terminal_copy_file", "terminal_count_lines", "terminal_create_folder", "terminal_delete_file"),
+        *("terminal_grep_lines", "terminal_make_executable", "terminal_replace_word", "terminal_sort_lines"),
+        *("text_editor_append_line", "text_editor_copy_text", "text_editor_write_file", "vim_write_file"),
+        "writer_create_document",
+    }
+)
 # Composed tasks of v0, appended after the single-template ones: (group, platforms the composition must
 # touch, platforms its templates may use, number of sub-tasks, the node range of each task in the group).
 _ANY = (1, 11)
@@ -190,7 +232,7 @@ def composed_v0(seed: int = V0_SEED) -> list[Task]:
 
     tasks = []
     for group, required, platforms, length, ranges in V0_COMPOSED:
-        pool = templates_for(platforms)
+        pool = templates_for(platforms, V0_TEMPLATES)
         seen: set[tuple[str, ...]] = set()
         for k, (lo, hi) in enumerate(ranges):
             rng = random.Random(f"{seed}:composed:{group}:{k}")
@@ -216,6 +258,6 @@ def composed_v0(seed: int = V0_SEED) -> list[Task]:
 def build_v0(platforms: Sequence[str] | None = None) -> list[Task]:
     """The fixed benchmark v0, as stored in crab_gym/tasks/data/v0.json (rebuilt only on purpose):
     three instances of every template, then the composed tasks of :data:`V0_COMPOSED`."""
-    singles = instances_per_template(V0_SEED, per_template=3, platforms=platforms)
+    singles = instances_per_template(V0_SEED, per_template=3, platforms=platforms, only=V0_TEMPLATES)
     composed = [t for t in composed_v0() if platforms is None or set(t.platforms) <= set(platforms)]
     return singles + composed

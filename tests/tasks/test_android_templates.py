@@ -54,6 +54,10 @@ ATTRS: dict[str, dict] = {
     "settings_bluetooth_rename": {"name": "Crab's phone"},
     "files_find_date": {"path": "/Movies/movie list.txt", "date": "4 June 2024"},
     "clock_add_city": {"city": "kolkata"},
+    "drive_create_folder": {"name": "Reçus 'été' & co"},
+    "maps_find_address": {"place": "Eiffel Tower"},
+    "maps_postal_city": {"code": "90460", "country": "Germany"},
+    "maps_route_distance": {"origin": "Munich", "destination": "Zurich"},
 }
 IDS = [t.id for t in ANDROID_TEMPLATES + CRAB_PHONE]
 SPECS = {a.name: a for a in ACTIONS}

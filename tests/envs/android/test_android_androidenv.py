@@ -21,6 +21,7 @@ from crab_gym.envs.base import SubEnvConformance  # noqa: E402
 from crab_gym.tasks import get_template  # noqa: E402
 from crab_gym.tasks.generator import sample_attributes  # noqa: E402
 from crab_gym.tasks.templates.android import ANDROID_TEMPLATES  # noqa: E402
+from crab_gym.tasks.templates.android.layout import DRAWER  # noqa: E402
 
 SHORT = [
     ("tap", {"point": (0.3, 0.775)}),  # Messages
@@ -31,7 +32,7 @@ SHORT = [
     ("tap", {"point": (0.5, 0.9025)}),
     ("press", {"button": "home"}),
     ("open_app_drawer", {}),
-    ("tap", {"point": (0.625, 0.4583)}),  # Tasks
+    ("tap", {"point": DRAWER["tasks"]}),  # Tasks (the drawer is sorted by label)
     ("long_tap", {"point": (0.5, 0.1575)}),
     ("press", {"button": "home"}),
     ("tap", {"point": (0.5, 0.775)}),  # Contacts

@@ -12,6 +12,7 @@ from crab_gym.envs.android import AndroidEnv
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.envs.android.state import parse_rows, same_number
 from crab_gym.envs.base import SubEnvConformance
+from crab_gym.tasks.templates.android.layout import DRAWER
 
 DBS = {
     "/data/data/com.android.providers.contacts/databases/contacts2.db": ("raw_contacts", "data"),
@@ -113,7 +114,7 @@ SEQUENCE = [
     ("tap", {"point": (0.5, 0.3137)}),  # a contact's card
     ("press", {"button": "back"}),
     ("open_app_drawer", {}),
-    ("tap", {"point": (0.625, 0.4583)}),  # Tasks
+    ("tap", {"point": DRAWER["tasks"]}),  # Tasks (the drawer is sorted by label)
     ("tap", {"point": (0.848, 0.8775)}),
     ("write_text", {"text": "line one\nline two"}),  # the newline is Enter: saves the task
     ("long_tap", {"point": (0.5, 0.1575)}),  # deletes the first task

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .apps import APPS, LAUNCHER, recents, systemui
+from .net.link import WebLink
 from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401  (their commands register on import)
 from .shell.interpreter import Shell
 from .storage import db
@@ -105,6 +106,7 @@ class Phone:
         self._next_task = 1
         self.last_touch = (0.0, 0.0)
         self._dark = False
+        self.web = WebLink.own(0)  # the offline web Chrome and Maps reach (attach_web joins a session's)
         self.reset(seed)
 
     # -- state ---------------------------------------------------------------------------------------------
@@ -132,6 +134,14 @@ class Phone:
             alarms.rewind(self)
             self.awake, self.locked = True, False  # the power key and the keyguard (system/power.py)
             self.power_menu = False
+            self.clipboard = ""  # the primary clip's text (system/clipboard.py)
+            self.invalidate()
+
+    def attach_web(self, web: WebLink) -> None:
+        """Reach ``web`` (a desktop session's, so both devices see one world) instead of the phone's own."""
+        with self.lock:
+            self.web.close()
+            self.web = web
             self.invalidate()
 
     def save_state(self) -> PhoneState:
@@ -143,6 +153,7 @@ class Phone:
         snapshot.restore(self, saved)
 
     def close(self) -> None:
+        self.web.close()
         self.readers.clear()
         if self._tmp is not None:
             self._tmp.cleanup()

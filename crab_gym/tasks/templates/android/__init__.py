@@ -1,7 +1,7 @@
 """Android ("android") sub-task templates, one module per group of apps: communication (contacts, SMS,
-phone, mail), organizer (calendar, clock, notes, tasks) and system (settings, camera, files). Importing this
-package registers them, in the order of ``ANDROID_TEMPLATES`` (the generator samples in registration order,
-so it stays fixed).
+phone, mail), organizer (calendar, clock, notes, tasks), system (settings, camera, files) and online (Drive,
+Maps). Importing this package registers them, in the order of ``ANDROID_TEMPLATES`` (the generator samples
+in registration order, so it stays fixed).
 
 Every instruction says what its checks look at; setups use the sub-env's named operations (launch, add_task,
 add_contact, write_file); scripted solutions use only Android actions, with tap points taken from the
@@ -17,7 +17,7 @@ shared storage, "Download/a.txt") and ``city`` (a world clock city).
 from __future__ import annotations
 
 from crab_gym.core.tasks import SubTaskTemplate, register
-from crab_gym.tasks.templates.android import communication, organizer, system
+from crab_gym.tasks.templates.android import communication, online, organizer, system
 
 ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     communication.CONTACTS_ADD,
@@ -43,6 +43,10 @@ ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     communication.SMS_REPLY,
     communication.PHONE_CALL_BACK,
     communication.MAIL_SEND,
+    online.DRIVE_CREATE_FOLDER,
+    online.MAPS_FIND_ADDRESS,
+    online.MAPS_POSTAL_CITY,
+    online.MAPS_ROUTE_DISTANCE,
 )
 # CRAB v0's phone sub-tasks (crab_gym/tasks/crab_v0.py): registered, but the generator does not sample them,
 # so the fixed v0 set (crab_gym/tasks/data/v0.json) stays as it was built.

@@ -27,7 +27,12 @@ HOME = {
     "camera": (0.9, 0.775),
     "gmail": (0.875, 0.3167),
 }
-DRAWER = {"files": (0.125, 0.3333), "tasks": (0.625, 0.4583)}
+# The app drawer: every app but the launcher, by label, four to a row (sim/apps/launcher.py).
+DRAWER_APPS = (
+    *("calendar", "camera", "chrome", "clock", "contacts", "drive", "files"),
+    *("gmail", "keep", "maps", "messages", "phone", "settings", "tasks"),
+)
+DRAWER = {app: (0.125 + (i % 4) * 0.25, 0.2083 + (i // 4) * 0.125) for i, app in enumerate(DRAWER_APPS)}
 FAB = (0.848, 0.8775)  # the round "+" button at the bottom right of list screens
 SAVE = (0.867, 0.0808)  # "Save" at the right of an editor's app bar
 FIELDS = (0.1525, 0.2258, 0.2992, 0.3725, 0.4458)  # y of an editor's 1st..5th text field

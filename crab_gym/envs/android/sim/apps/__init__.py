@@ -7,12 +7,15 @@ from ..system.registry import APPS, LAUNCHER, AppSpec, install
 from . import (
     calendar,
     camera,
+    chrome,
     clock,
     contacts,
     dialer,
+    drive,
     files,
     launcher,
     mail,
+    maps,
     messages,
     notes,
     settings,
@@ -35,6 +38,9 @@ install(
         settings,
         mail,
         camera,
+        drive,
+        chrome,
+        maps,
     )
 )
 

@@ -6,7 +6,7 @@ import random
 import sqlite3
 from pathlib import Path
 
-from .seeddata import EVENTS, FIRST, LAST, MAILS, NOTES, SMS_BODIES, TASKS
+from .seeddata import DRIVE, EVENTS, FIRST, LAST, MAILS, NOTES, SMS_BODIES, TASKS
 
 CONTACTS_DB = "/data/data/com.android.providers.contacts/databases/contacts2.db"
 CALLLOG_DB = "/data/data/com.android.providers.contacts/databases/calllog.db"
@@ -18,6 +18,9 @@ NOTES_DB = "/data/data/com.google.android.keep/databases/keep.db"
 TASKS_DB = "/data/data/com.google.android.apps.tasks/databases/tasks.db"
 MAIL_DB = "/data/data/com.google.android.gm/databases/mail.db"
 MEDIA_DB = "/data/data/com.android.providers.media.module/databases/external.db"
+DRIVE_DB = "/data/data/com.google.android.apps.docs/databases/DocList.db"
+CHROME_HISTORY = "/data/data/com.android.chrome/app_chrome/Default/History"
+MAPS_DB = "/data/data/com.google.android.apps.maps/databases/gmm_myplaces.db"
 
 PHONE_MIME = "vnd.android.cursor.item/phone_v2"
 EMAIL_MIME = "vnd.android.cursor.item/email_v2"
@@ -122,6 +125,25 @@ CREATE TABLE files (_id INTEGER PRIMARY KEY AUTOINCREMENT, _data TEXT UNIQUE COL
   media_type INTEGER DEFAULT 0, relative_path TEXT, bucket_display_name TEXT,
   volume_name TEXT DEFAULT 'external_primary');
 """,
+    # Drive's entries: files and folders of My Drive (parent_id NULL), an uploaded file's bytes under files/.
+    DRIVE_DB: """
+CREATE TABLE entries (_id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, mime_type TEXT NOT NULL,
+  parent_id INTEGER, size INTEGER DEFAULT 0, created INTEGER, modified INTEGER, trashed INTEGER DEFAULT 0,
+  blob TEXT);
+""",
+    # Chrome's History database: its urls and visits tables (the columns tasks read).
+    CHROME_HISTORY: """
+CREATE TABLE urls (id INTEGER PRIMARY KEY AUTOINCREMENT, url TEXT UNIQUE, title TEXT DEFAULT '',
+  visit_count INTEGER DEFAULT 0, last_visit_time INTEGER DEFAULT 0);
+CREATE TABLE visits (id INTEGER PRIMARY KEY AUTOINCREMENT, url INTEGER NOT NULL, visit_time INTEGER);
+""",
+    # Maps' searches and directions, as the app shows them under "Recent".
+    MAPS_DB: """
+CREATE TABLE searches (_id INTEGER PRIMARY KEY AUTOINCREMENT, query TEXT NOT NULL,
+  result TEXT DEFAULT '', address TEXT DEFAULT '', time INTEGER);
+CREATE TABLE directions (_id INTEGER PRIMARY KEY AUTOINCREMENT, origin TEXT NOT NULL,
+  destination TEXT NOT NULL, distance_m INTEGER, time INTEGER);
+""",
 }
 # The databases each package's `pm clear` empties (the app's own, or the provider's).
 PACKAGE_DATABASES = {
@@ -134,6 +156,9 @@ PACKAGE_DATABASES = {
     "com.google.android.keep": (NOTES_DB,),
     "com.google.android.apps.tasks": (TASKS_DB,),
     "com.google.android.gm": (MAIL_DB,),
+    "com.google.android.apps.docs": (DRIVE_DB,),
+    "com.android.chrome": (CHROME_HISTORY,),
+    "com.google.android.apps.maps": (MAPS_DB,),
 }
 
 SETTINGS = {
@@ -254,6 +279,13 @@ def seed_databases(fs, seed: int) -> None:
                 "INSERT INTO messages (folder, sender, recipient, subject, body, date) VALUES "
                 "('inbox',?,?,?,?,?)",
                 (sender, "me@example.com", subject, body, NOW_MS - i * 600_000),
+            )
+    with connect(fs, DRIVE_DB) as c:
+        for i, (title, mime, size) in enumerate(DRIVE):
+            when = NOW_MS - (len(DRIVE) - i) * 86_400_000
+            c.execute(
+                "INSERT INTO entries (title, mime_type, size, created, modified) VALUES (?,?,?,?,?)",
+                (title, mime, size, when, when),
             )
 
 

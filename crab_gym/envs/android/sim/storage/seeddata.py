@@ -1,4 +1,5 @@
-"""The names, messages, events, notes, tasks and mails the phone's databases are seeded from."""
+"""The names, messages, events, notes, tasks, mails and Drive entries the phone's databases are seeded
+from."""
 
 FIRST = [
     "Alice",
@@ -78,4 +79,12 @@ MAILS = [
     ("newsletter@example.com", "Weekly digest", "Top stories of the week."),
     ("boss@example.com", "Report due Friday", "Please send the report by Friday noon."),
     ("friend@example.com", "Weekend plans", "Hiking on Saturday?"),
+]
+FOLDER_MIME = "application/vnd.google-apps.folder"
+DRIVE = [  # (title, mime type, size): My Drive as the account has it
+    ("Work", FOLDER_MIME, 0),
+    ("Photos", FOLDER_MIME, 0),
+    ("Budget 2024.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", 18_432),
+    ("Meeting notes.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", 9_216),
+    ("Resume.pdf", "application/pdf", 64_512),
 ]

@@ -107,6 +107,8 @@ def start_activity(ctx: Ctx, args: list[str], verb: str = "start") -> int:
         )
     logcat.expect_intent(p, intent.short(intent.flags | FLAG_NEW_TASK), uid=0)
     p.launch(target.package, target.screen, **target.state)
+    if "load" in target.state:
+        p.ui_tree()  # Chrome and Maps load what a VIEW intent names when their screen is first built
     if warning:
         ctx.print(f"Warning: Activity not started, {warning}")
     if "-W" in opts:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 
 from ..shell.context import Ctx, command
-from . import network, power
+from . import clipboard, network, power
 from .activitydump import dump_activity, record
 from .ime import current_ime, dump_deviceidle
 from .packages import load
@@ -31,6 +31,8 @@ def _dumpsys(ctx: Ctx, args: list[str]) -> int:
             _displays(ctx)
     elif what == "input":
         _input(ctx)
+    elif what == "clipboard":
+        clipboard.dump(ctx)
     elif what == "activity":
         dump_activity(ctx, args[1] if len(args) > 1 else "activities")
     elif what == "wifi":

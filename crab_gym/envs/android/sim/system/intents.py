@@ -262,6 +262,10 @@ def resolve(intent: Intent) -> Target | None:
                 "body": str(intent.extras.get("android.intent.extra.TEXT", "") or ""),
             }
             return Target("com.google.android.gm", "compose", {"fields": fields, "focus": "body"})
+        if scheme in ("http", "https") and act == "android.intent.action.VIEW":
+            return Target("com.android.chrome", "main", {"load": data})
+        if scheme == "geo" and act == "android.intent.action.VIEW":
+            return Target("com.google.android.apps.maps", "main", {"load": data})
         if scheme == "tel" and act == "android.intent.action.VIEW":
             return Target("com.google.android.dialer", "keypad", {"fields": {"digits": data[4:]}})
         if scheme == "content" and act == "android.intent.action.VIEW":

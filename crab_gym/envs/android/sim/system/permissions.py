@@ -233,4 +233,22 @@ SYSTEM_PACKAGES: dict[str, tuple[str, int, tuple[str, ...], tuple[str, ...]]] = 
         _p("CAMERA", "RECORD_AUDIO", "ACCESS_FINE_LOCATION", "ACCESS_COARSE_LOCATION", "READ_MEDIA_IMAGES"),
         _p("CAMERA"),
     ),
+    "com.google.android.apps.docs": (
+        "/product/app/Drive",
+        10099,
+        _p("INTERNET", "GET_ACCOUNTS", "READ_EXTERNAL_STORAGE", "POST_NOTIFICATIONS"),
+        _p("GET_ACCOUNTS"),
+    ),
+    "com.android.chrome": (
+        "/product/app/Chrome",
+        10100,
+        _p("INTERNET", "ACCESS_NETWORK_STATE", "CAMERA", "RECORD_AUDIO", "ACCESS_FINE_LOCATION"),
+        (),
+    ),
+    "com.google.android.apps.maps": (
+        "/product/app/Maps",
+        10101,
+        _p("INTERNET", "ACCESS_FINE_LOCATION", "ACCESS_COARSE_LOCATION", "POST_NOTIFICATIONS"),
+        _p("ACCESS_FINE_LOCATION", "ACCESS_COARSE_LOCATION"),
+    ),
 }

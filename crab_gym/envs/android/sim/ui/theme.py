@@ -124,6 +124,9 @@ APP_ICONS: dict[str, tuple[str, str, str]] = {
     "com.android.settings": ("settings", "#5F6368", "#FFFFFF"),
     "com.google.android.gm": ("mail", "#EA4335", "#FFFFFF"),
     "com.android.camera2": ("photo_camera", "#3C4043", "#FFFFFF"),
+    "com.google.android.apps.docs": ("add_to_drive", "#1E8E3E", "#FFFFFF"),
+    "com.android.chrome": ("public", "#1A73E8", "#FFFFFF"),
+    "com.google.android.apps.maps": ("location_on", "#EA4335", "#FFFFFF"),
 }
 
 

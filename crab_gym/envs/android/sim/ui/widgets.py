@@ -25,6 +25,8 @@ class Item:
     checked: bool | None = None  # a checkbox row when not None
     glyph: str = ""  # a Material icon drawn before the text (settings pages, files)
     bubble: str = ""  # "in" or "out": a chat message drawn as a bubble (Messages)
+    title_rid: str = "title"  # the title text's resource id (an app's own, as Drive's entry_label)
+    desc: str = ""  # the row's and its title text's content description
 
 
 class Screen(Protocol):
@@ -56,6 +58,7 @@ def list_row(s: Screen, lv: View, it: Item, y1: int, rh: int, top: int, end: int
             on_click=it.on_click,
             on_long_click=it.on_long_click,
             rid=s.rid(it.rid) if it.rid else "",
+            desc=it.desc,  # a clickable row is named by it (a mark's name, TalkBack's label)
         )
     )
     if it.bubble:
@@ -119,7 +122,8 @@ def list_row(s: Screen, lv: View, it: Item, y1: int, rh: int, top: int, end: int
                 cls="android.widget.TextView",
                 package=s.pkg,
                 text=it.title,
-                rid=s.rid("title"),
+                desc=it.desc,
+                rid=s.rid(it.title_rid),
                 bounds=(tx, t_y, s.right - s.px(48), t_y + s.px(64)),
                 fg=s.c["text"],
                 size=s.px(46),
@@ -167,7 +171,8 @@ def _bubble(s: Screen, row: View, it: Item, y1: int, top: int, end: int) -> None
                 cls="android.widget.TextView",
                 package=s.pkg,
                 text=it.title,
-                rid=s.rid("title"),
+                desc=it.desc,
+                rid=s.rid(it.title_rid),
                 bounds=(x1 + pad, b1, x1 + w - pad, b2),
                 fg=s.c["on_bubble_out" if out else "text"],
                 size=size,
