@@ -152,8 +152,8 @@ def test_import_report_counts_what_loads_and_what_each_file_needs(folder: Path) 
     maps = crab_file("m", "d", (MAPS_POSTCODE, {"number": "63002", "country": "South Korea"}), adjlist="0")
     dataset(folder, {"ubuntu": [UNMAPPED], "android": [maps]})
     tasks, lines = import_report(folder)
-    assert len(tasks) == 5
-    assert lines[0] == "5 of 7 CRAB task files load and run today (3 android, 1 cross-device, 1 ubuntu)"
+    assert len(tasks) == 6
+    assert lines[0] == "6 of 7 CRAB task files load and run today (4 android, 1 cross-device, 1 ubuntu)"
     assert any(line.startswith(f"ubuntu/{UNMAPPED['id']}.json: needs VS Code") for line in lines)
 
 
