@@ -15,6 +15,7 @@ APPS: dict[str, tuple[str, ...]] = {
     "calc": ("libreoffice", "--calc", "--norestore"),
     "impress": ("libreoffice", "--impress", "--norestore"),
     "vim": ("xfce4-terminal", "-x", "vim"),
+    "gimp": ("gimp", "--no-splash"),
 }
 
 
