@@ -133,7 +133,10 @@ CRAB_V0: dict[str, CrabSubTask] = {
     "434402f3-647a-4a9a-9d8f-10f5bb6c7cf0": CrabSubTask(
         "Impress: make an image darker, save to {image_path_after_edit}", needs=TEMPLATE),
     "cc1adae7-bef9-4c8a-865d-00d44486dd69": CrabSubTask(
-        "GIMP: make an image brighter, save to {image_path_after_edit}", needs=GIMP),
+        "GIMP: make an image brighter, save to {image_path_after_edit}", "gimp_brighten_image",
+        {"image_path_before_edit": "source", "image_path_after_edit": "target"},
+        compare="CRAB also wants a window titled 'GNU Image Manipulation Program' (GIMP's title with no "
+        "image open); ours reads the two files: same brightness measure"),
     "4cf246ea-0a7f-43da-84b6-61d74a2699af": CrabSubTask(
         "GIMP: image 1 left of image 2, save to {output_path}", needs=GIMP),
     "8491e674-596b-452b-9e0e-58a44d90f947": CrabSubTask(

@@ -100,12 +100,13 @@ def sample_attributes(template: SubTaskTemplate, rng: random.Random, tries: int 
 def templates_for(platforms: Sequence[str] | None = None) -> list[SubTaskTemplate]:
     import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
     from crab_gym.tasks.templates.android import UNSAMPLED as PHONE_UNSAMPLED
+    from crab_gym.tasks.templates.desktop import UNSAMPLED as DESKTOP_UNSAMPLED
 
     allowed = set(DEVICES if platforms is None else platforms)
     return [
         t
         for _, t in sorted(TEMPLATES.items())
-        if t.platforms and set(t.platforms) <= allowed and t.id not in PHONE_UNSAMPLED
+        if t.platforms and set(t.platforms) <= allowed and t.id not in PHONE_UNSAMPLED | DESKTOP_UNSAMPLED
     ]
 
 

@@ -15,7 +15,7 @@ family name), ``color_scheme`` (``"dark"`` or ``"light"``).
 from __future__ import annotations
 
 from crab_gym.core.tasks import SubTaskTemplate, register
-from crab_gym.tasks.templates.desktop import editors, files, office, settings, terminal
+from crab_gym.tasks.templates.desktop import editors, files, images, office, settings, terminal
 
 DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     terminal.TERMINAL_CREATE_FOLDER,
@@ -43,7 +43,11 @@ DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     settings.SETTINGS_CLOCK_FORMAT,
     terminal.TERMINAL_DELETE_FILE,
 )
-for _template in DESKTOP_TEMPLATES:
+# CRAB v0's desktop sub-tasks (crab_gym/tasks/crab_v0.py): registered, but the generator does not sample them,
+# so the fixed v0 set (crab_gym/tasks/data/v0.json) stays as it was built.
+CRAB_DESKTOP: tuple[SubTaskTemplate, ...] = (images.GIMP_BRIGHTEN_IMAGE,)
+for _template in DESKTOP_TEMPLATES + CRAB_DESKTOP:
     register(_template)
+UNSAMPLED = frozenset(t.id for t in CRAB_DESKTOP)
 
-__all__ = ["DESKTOP_TEMPLATES"]
+__all__ = ["CRAB_DESKTOP", "DESKTOP_TEMPLATES", "UNSAMPLED"]
