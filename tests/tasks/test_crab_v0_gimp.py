@@ -67,7 +67,8 @@ def test_seeded_image_is_mid_grey_and_brightness_orders_edits() -> None:
     assert data == image_bytes("~/assets/x.png") != image_bytes("~/assets/y.png")
     level = brightness(data)
     assert level is not None and 60 < level < 190
-    assert brightness(_png(data, 1.3)) > level > brightness(_png(data, 0.7))  # type: ignore[operator] - both read
+    lighter, darker = brightness(_png(data, 1.3)), brightness(_png(data, 0.7))
+    assert lighter is not None and darker is not None and lighter > level > darker
     assert brightness(b"not an image") is None
     assert image_bytes("~/p.jpg")[:2] == b"\xff\xd8"  # JPEG by extension
 
@@ -90,18 +91,13 @@ def env():
     e.close()
 
 
-@pytest.mark.xfail(
-    reason="the oracle's Brightness-Contrast change is not applied under rollout's settle "
-    "(it is with 0.4 s quiet per step): GIMP exports the unchanged image",
-    strict=False,
-)
 def test_oracle_brightens_the_image_in_gimp(env, crab_path: Path) -> None:
     (task,) = load_tasks(str(crab_path))
     env.unwrapped.tasks = [task]
     record = rollout(env, OracleAgent(env), task=task.id, seed=0)
     assert record.success, record.termination_reason
     desk = env.unwrapped.subenvs["ubuntu"]
-    assert any(p.name == "gimp" for p in desk.session.processes())
+    assert any(p.name.startswith("gimp") for p in desk.session.processes())  # gimp-2.10 from rofi
 
 
 @pytest.mark.parametrize(("factor", "solved"), [(None, False), (0.6, False), (1.0, False), (1.4, True)])

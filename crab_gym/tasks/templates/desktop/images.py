@@ -70,6 +70,7 @@ def export_as(path: str) -> list[Step]:
         step("hotkey", keys=["ctrl", "a"]),
         step("write_text", text=_home_relative(path)),
         step("press", key="enter"),
+        WAIT,  # the format's plug-in starts and opens its options dialog
         step("press", key="enter"),
     ]
 
