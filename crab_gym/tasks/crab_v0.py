@@ -140,7 +140,11 @@ CRAB_V0: dict[str, CrabSubTask] = {
     "4cf246ea-0a7f-43da-84b6-61d74a2699af": CrabSubTask(
         "GIMP: image 1 left of image 2, save to {output_path}", needs=GIMP),
     "8491e674-596b-452b-9e0e-58a44d90f947": CrabSubTask(
-        "VS Code: paste the clipboard, save as {file_path}", needs=VSCODE),
+        "VS Code: paste the clipboard, save as {file_path}", "text_editor_paste_clipboard",
+        {"file_path": "path"},
+        compare="VS Code is in no registry we reach: ours is Mousepad, and the instruction names it. Same "
+        "check on the file (each clipboard line within its line); CRAB also wants a window titled 'Visual "
+        "Studio Code', ours none; ours fails an empty clipboard, CRAB's passes it"),
     "a313ea4d-e501-4971-b4fe-db2aad19eac1": CrabSubTask(
         "download {url} to {file_path}", needs=WEB),
     "a313ea4d-e501-4971-b4fe-db2aad19acsd": CrabSubTask(

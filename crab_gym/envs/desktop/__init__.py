@@ -231,6 +231,15 @@ class DesktopEnv(SubEnv):
         data = content.encode() if isinstance(content, str) else content
         self._session().write_file(path, data)
 
+    def set_clipboard(self, text: str, timeout: float = 2.0) -> None:
+        """Task setup: put ``text`` on the session's clipboard; returns once the clipboard reads it back."""
+        s = self._session()
+        with _device_errors("set_clipboard"):
+            s.agent_client().call("set_clipboard", text=text)
+        self.invalidate_state()
+        if not self._wait(lambda: s.agent_client().call("clipboard") == text, timeout * s.slowdown):
+            raise DeviceError("the clipboard did not take the text within the time allowed")
+
     def _session(self) -> DesktopSession:
         if self.session is None:
             raise DeviceError("the desktop is not running: call reset() first")

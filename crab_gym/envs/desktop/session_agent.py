@@ -127,11 +127,25 @@ def _clipboard() -> str:
         return ""
 
 
+def _set_clipboard(text: str) -> None:
+    """Task setup: ``text`` becomes the clipboard; xclip forks and serves it until the session's reset."""
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    proc = subprocess.Popen(
+        ["xclip", "-i", "-selection", "clipboard"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    proc.communicate(text.encode(), timeout=5.0)
+
+
 OPS: dict[str, Callable[..., Any]] = {
     "ping": lambda: "pong",
     "atspi_tree": _atspi_tree,
     "gsettings_get": _gsettings_get,
     "clipboard": _clipboard,
+    "set_clipboard": _set_clipboard,
 }
 
 

@@ -55,9 +55,9 @@ def open_image(path: str) -> list[Step]:
     return [
         step("hotkey", keys=["ctrl", "o"]),
         step("hotkey", keys=["alt", "home"]),
-        step("hotkey", keys=["ctrl", "l"]),
         step("write_text", text=_home_relative(path)),
         step("press", key="enter"),
+        WAIT,  # the format's plug-in loads the file; GIMP takes no shortcuts until it is shown
     ]
 
 
