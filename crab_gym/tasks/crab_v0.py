@@ -38,8 +38,6 @@ __all__ = ["CRAB_V0", "CrabSubTask", "crab_template", "import_report", "is_crab_
 WEB = "a web browser and the offline web (issue 24 part 2)"
 MAPS = "the Google Maps app and offline maps (issue 24 part 2)"
 DRIVE = "the Google Drive app (issue 24 part 2)"
-VSCODE = "VS Code or the closest real editor (issue 24 part 2)"
-GIMP = "GIMP on the desktop (issue 24 part 3)"
 TEMPLATE = "a template of ours not yet written (issue 24 part 1)"
 
 
@@ -138,7 +136,11 @@ CRAB_V0: dict[str, CrabSubTask] = {
         compare="CRAB also wants a window titled 'GNU Image Manipulation Program' (GIMP's title with no "
         "image open); ours reads the two files: same brightness measure"),
     "4cf246ea-0a7f-43da-84b6-61d74a2699af": CrabSubTask(
-        "GIMP: image 1 left of image 2, save to {output_path}", needs=GIMP),
+        "GIMP: image 1 left of image 2, save to {output_path}", "gimp_combine_left_right",
+        {"image_path_1": "left", "image_path_2": "right", "output_path": "path"},
+        compare="stricter: ours finds each image whole (not covered) at its size, half size or scaled to "
+        "the output's height or width, and image 1's centre left of image 2's; CRAB matches features (a "
+        "partly covered image may pass) and compares centres. CRAB also wants GIMP's empty-window title"),
     "8491e674-596b-452b-9e0e-58a44d90f947": CrabSubTask(
         "VS Code: paste the clipboard, save as {file_path}", "text_editor_paste_clipboard",
         {"file_path": "path"},

@@ -45,7 +45,11 @@ DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
 )
 # CRAB v0's desktop sub-tasks (crab_gym/tasks/crab_v0.py): registered, but the generator does not sample them,
 # so the fixed v0 set (crab_gym/tasks/data/v0.json) stays as it was built.
-CRAB_DESKTOP: tuple[SubTaskTemplate, ...] = (images.GIMP_BRIGHTEN_IMAGE, editors.TEXT_EDITOR_PASTE_CLIPBOARD)
+CRAB_DESKTOP: tuple[SubTaskTemplate, ...] = (
+    images.GIMP_BRIGHTEN_IMAGE,
+    images.GIMP_COMBINE_LEFT_RIGHT,
+    editors.TEXT_EDITOR_PASTE_CLIPBOARD,
+)
 for _template in DESKTOP_TEMPLATES + CRAB_DESKTOP:
     register(_template)
 UNSAMPLED = frozenset(t.id for t in CRAB_DESKTOP)

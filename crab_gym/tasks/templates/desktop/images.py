@@ -50,10 +50,11 @@ def _home_relative(path: str) -> str:
     return path[2:] if path.startswith("~/") else path
 
 
-def open_image(path: str) -> list[Step]:
-    """File > Open (ctrl+o): home folder, the location entry (ctrl+l), the path, Enter."""
+def open_image(path: str, keys: tuple[str, ...] = ("ctrl", "o")) -> list[Step]:
+    """File > Open (ctrl+o; File > Open as Layers is ctrl+alt+o): home folder, the path in the location
+    entry (which the session's GTK 2 file chooser shows from the start), Enter."""
     return [
-        step("hotkey", keys=["ctrl", "o"]),
+        step("hotkey", keys=list(keys)),
         step("hotkey", keys=["alt", "home"]),
         step("write_text", text=_home_relative(path)),
         step("press", key="enter"),
@@ -72,6 +73,18 @@ def export_as(path: str) -> list[Step]:
         step("press", key="enter"),
         WAIT,  # the format's plug-in starts and opens its options dialog
         step("press", key="enter"),
+    ]
+
+
+def _dialog_field(value: int, tabs: int = 1) -> list[Step]:
+    """In a GIMP dialog that opens with its presets or template box focused: Tab to the first number field
+    (``tabs`` times), replace its value, Tab to commit it."""
+    return [
+        WAIT,  # the dialog builds before it takes keys
+        *[step("press", key="tab")] * tabs,
+        step("hotkey", keys=["ctrl", "a"]),
+        step("write_text", text=str(value)),
+        step("press", key="tab"),
     ]
 
 
@@ -98,11 +111,7 @@ GIMP_BRIGHTEN_IMAGE = SubTaskTemplate(
         step("hotkey", keys=["alt", "c"]),
         step("press", key="r"),
         step("press", key="enter"),
-        WAIT,  # the dialog builds its preview before it takes keys
-        step("press", key="tab"),
-        step("hotkey", keys=["ctrl", "a"]),
-        step("write_text", text="60"),
-        step("press", key="tab"),
+        *_dialog_field(60),
         step("hotkey", keys=["alt", "o"]),
         *export_as(target),
     ],
@@ -112,4 +121,55 @@ GIMP_BRIGHTEN_IMAGE = SubTaskTemplate(
     output=lambda source, target: target,
     inputs=("source",),
     setup_inputs=("source",),
+)
+
+
+def _combine_setup(envs: Mapping[str, Any], left: str, right: str, path: str) -> None:
+    for p in (left, right):
+        desktop(envs).write_file(p, image_bytes(p))
+
+
+_W, _H = IMAGE_SIZE
+
+GIMP_COMBINE_LEFT_RIGHT = SubTaskTemplate(
+    id="gimp_combine_left_right",
+    description=(
+        "Use GIMP (GNU Image Manipulation Program) to combine the images {left} and {right} into one image, "
+        "{left} on the left and {right} on the right, side by side, and save it as {path}."
+    ),
+    attributes={"left": "path", "right": "path", "path": "path"},
+    evaluator=lambda left, right, path: [
+        ev.file_exists(path=path),
+        img_ev.image_left_of(left=left, right=right, path=path),
+    ],
+    setup=_combine_setup,
+    solution=lambda left, right, path: [
+        step("search_application", name="GIMP"),
+        *open_image(left),
+        # Image > Canvas Size (alt+i, v): twice as wide, the image stays at the left; Resize (alt+r)
+        step("hotkey", keys=["alt", "i"]),
+        step("press", key="v"),
+        *_dialog_field(2 * _W, tabs=2),
+        step("hotkey", keys=["alt", "r"]),
+        # File > Open as Layers: GIMP centres the new layer on the canvas, a quarter of the width in
+        *open_image(right, keys=("ctrl", "alt", "o")),
+        # Layer > Transparency > Add Alpha Channel (alt+l, a, Enter), Layer > Layer to Image Size (alt+l,
+        # i: the new area transparent), then Layer > Transform > Offset (shift+ctrl+o) by that quarter: the
+        # right image ends at the right edge; OK (alt+o)
+        step("hotkey", keys=["alt", "l"]),
+        step("press", key="a"),
+        step("press", key="enter"),
+        step("hotkey", keys=["alt", "l"]),
+        step("press", key="i"),
+        step("hotkey", keys=["shift", "ctrl", "o"]),
+        *_dialog_field(_W // 2),
+        step("hotkey", keys=["alt", "o"]),
+        *export_as(path),
+    ],
+    platforms=PLATFORMS,
+    apps=("gimp",),
+    output_type="path",
+    output=lambda left, right, path: path,
+    inputs=("left", "right"),
+    setup_inputs=("left", "right"),
 )
