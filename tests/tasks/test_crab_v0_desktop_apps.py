@@ -1,6 +1,7 @@
-"""CRAB v0's GIMP sub-tasks (cc1adae7 make an image brighter, 4cf246ea two images side by side): files we
-write in CRAB's exact shape (its real UUIDs, our own values), images drawn from seeds, the oracle working
-GIMP's menus and dialogs on the Xvfb desktop, and wrong final states failing."""
+"""CRAB v0's sub-tasks in GIMP (cc1adae7 make an image brighter, 4cf246ea two images side by side) and VS
+Code (8491e674 paste the clipboard, save it; Mousepad here): files we write in CRAB's exact shape (its real
+UUIDs, our own values), images and clipboard text drawn from seeds, the oracle working the apps' menus and
+dialogs on the Xvfb desktop, and wrong final states failing."""
 
 from __future__ import annotations
 
@@ -22,10 +23,13 @@ from crab_gym.envs.desktop.image_evaluators import brightness, locate
 from crab_gym.rollout import rollout
 from crab_gym.tasks import load_tasks
 from crab_gym.tasks.generator import templates_for
+from crab_gym.tasks.templates.desktop.editors import clipboard_text
 from crab_gym.tasks.templates.desktop.images import GIMP_BRIGHTEN_IMAGE, GIMP_COMBINE_LEFT_RIGHT, image_bytes
 
 BRIGHTER = "cc1adae7-bef9-4c8a-865d-00d44486dd69"
 COMBINE = "4cf246ea-0a7f-43da-84b6-61d74a2699af"
+PASTE = "8491e674-596b-452b-9e0e-58a44d90f947"
+CLIP = "/home/crab/assets/clipboard.md"
 SOURCE, TARGET = "/home/crab/assets/harbour.png", "/home/crab/Pictures/harbour_brighter.png"
 LEFT, RIGHT, OUT = (
     "/home/crab/assets/dune.jpg",
@@ -48,6 +52,7 @@ FILES = {
         1, BRIGHTER, {"image_path_before_edit": SOURCE, "image_path_after_edit": TARGET}, TARGET
     ),
     COMBINE: crab_file(3, COMBINE, {"image_path_1": LEFT, "image_path_2": RIGHT, "output_path": OUT}, OUT),
+    PASTE: crab_file(2, PASTE, {"file_path": CLIP}, CLIP),
 }
 
 
@@ -123,6 +128,16 @@ def test_crab_files_load_with_crab_names(tmp_path: Path) -> None:
     )
 
 
+def test_paste_loads_naming_the_editor_we_have(tmp_path: Path) -> None:
+    sub = _task(tmp_path, PASTE).subtasks[0]
+    assert sub.attributes == {"file_path": "~/assets/clipboard.md"}
+    assert "Mousepad" in sub.instruction and "VS Code" not in sub.instruction
+    assert "text_editor_paste_clipboard" not in {t.id for t in templates_for()}
+    text = clipboard_text("~/assets/clipboard.md")
+    assert text == clipboard_text("~/assets/clipboard.md") != clipboard_text("~/b.txt")
+    assert text.count("\n") == 1
+
+
 @pytest.fixture(scope="module")
 def env():
     if not shutil.which("gimp") or not shutil.which("Xvfb"):
@@ -132,16 +147,20 @@ def env():
     e.close()
 
 
-def _oracle(env, task: Task) -> None:
+def _oracle(env, task: Task, process: str = "gimp") -> None:
     env.unwrapped.tasks = [task]
     record = rollout(env, OracleAgent(env), task=task.id, seed=0)
     assert record.success, record.termination_reason
     desk = env.unwrapped.subenvs["ubuntu"]
-    assert any(p.name.startswith("gimp") for p in desk.session.processes())  # gimp-2.10 from rofi
+    assert any(p.name.startswith(process) for p in desk.session.processes())  # gimp-2.10 from rofi
 
 
 def test_oracle_brightens_the_image_in_gimp(env, tmp_path: Path) -> None:
     _oracle(env, _task(tmp_path, BRIGHTER))
+
+
+def test_oracle_pastes_and_saves_in_mousepad(env, tmp_path: Path) -> None:
+    _oracle(env, _task(tmp_path, PASTE), process="mousepad")
 
 
 @pytest.mark.slow
@@ -196,3 +215,20 @@ def test_only_left_then_right_passes(env, tmp_path: Path, layout: str, solved: b
         }[layout]()
 
     assert _final_state(env, _task(tmp_path, COMBINE), {"~/Pictures/pair.png": make}) is solved
+
+
+@pytest.mark.parametrize(
+    ("content", "solved"),
+    [(None, False), ("", False), ("first only", False), ("swapped", False), ("clip", True)],
+)
+def test_only_the_clipboard_lines_pass(env, tmp_path: Path, content: str | None, solved: bool) -> None:
+    """The clipboard holds the setup's two lines; the file must hold each in its line (more text around
+    it allowed, as CRAB's)."""
+    first, second = clipboard_text("~/assets/clipboard.md").split("\n")
+    text = {
+        "first only": f"{first}\n",
+        "swapped": f"{second}\n{first}\n",
+        "clip": f"# {first}\n{second} .\n",
+    }.get(content or "", content)
+    files = {} if text is None else {"~/assets/clipboard.md": lambda r: text.encode()}
+    assert _final_state(env, _task(tmp_path, PASTE), files) is solved
