@@ -142,7 +142,7 @@ def test_paste_loads_naming_the_editor_we_have(tmp_path: Path) -> None:
 def env():
     if not shutil.which("gimp") or not shutil.which("Xvfb"):
         pytest.skip("needs gimp and Xvfb (scripts/setup.sh)")
-    e = gym.make("Crab-v0", max_steps=60)
+    e = gym.make("Crab-v0", max_steps=90)
     yield e
     e.close()
 
@@ -232,3 +232,39 @@ def test_only_the_clipboard_lines_pass(env, tmp_path: Path, content: str | None,
     }.get(content or "", content)
     files = {} if text is None else {"~/assets/clipboard.md": lambda r: text.encode()}
     assert _final_state(env, _task(tmp_path, PASTE), files) is solved
+
+
+CHAIN = {
+    "description": "Make the harbour brighter in GIMP, then put the dune left of the brighter harbour.",
+    "tasks": [
+        {"task": BRIGHTER, "attribute": {"image_path_before_edit": SOURCE, "image_path_after_edit": TARGET}},
+        {"task": COMBINE, "attribute": {"image_path_1": LEFT, "image_path_2": TARGET, "output_path": OUT}},
+    ],
+    "adjlist": "0 1\n1",
+    "id": "9a4c2e10-0000-4000-8000-000000000004",
+}
+
+
+def _chain(tmp_path: Path) -> Task:
+    path = tmp_path / "ubuntu" / f"{CHAIN['id']}.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(CHAIN))
+    (task,) = load_tasks(str(path))
+    return task
+
+
+def test_a_fed_image_is_left_to_its_predecessor(env, tmp_path: Path) -> None:
+    """The side-by-side setup draws the dune, not the brighter harbour, which the first sub-task makes."""
+    task = _chain(tmp_path)
+    desk = env.unwrapped.subenvs["ubuntu"]
+    desk.reset()
+    task.setup({"ubuntu": desk})
+    desk.invalidate_state()
+    state = desk.state()
+    assert state.exists("~/assets/harbour.png") and state.exists("~/assets/dune.jpg")
+    assert not state.exists("~/Pictures/harbour_brighter.png")
+
+
+@pytest.mark.slow
+def test_oracle_solves_the_chain(env, tmp_path: Path) -> None:
+    _oracle(env, _chain(tmp_path))

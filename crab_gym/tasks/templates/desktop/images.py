@@ -124,9 +124,11 @@ GIMP_BRIGHTEN_IMAGE = SubTaskTemplate(
 )
 
 
-def _combine_setup(envs: Mapping[str, Any], left: str, right: str, path: str) -> None:
+def _combine_setup(envs: Mapping[str, Any], left: str | None, right: str | None, path: str) -> None:
+    """Draw each image no predecessor makes (a fed one comes as None)."""
     for p in (left, right):
-        desktop(envs).write_file(p, image_bytes(p))
+        if p is not None:
+            desktop(envs).write_file(p, image_bytes(p))
 
 
 _W, _H = IMAGE_SIZE
@@ -172,4 +174,5 @@ GIMP_COMBINE_LEFT_RIGHT = SubTaskTemplate(
     output=lambda left, right, path: path,
     inputs=("left", "right"),
     setup_inputs=("left", "right"),
+    setup_each=True,
 )
