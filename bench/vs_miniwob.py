@@ -6,7 +6,8 @@ adb), Crab-Desktop-v0 and Crab-v0. Every env gets clicks/taps at random points, 
 50 steps. Columns: env steps/s of one env in this process and as a multiple of MiniWoB++'s, median reset
 time, env steps/s with 1 and 2 async workers (timed in alternating windows) and their ratio (what a second
 worker adds) with its range over the windows, the lock-step ceiling of that ratio from the spread of the
-env's own step times (throughput.lockstep_ceiling), and PSS per env.
+env's own step times (throughput.lockstep_ceiling), and PSS per env. The last line: crab_gym.make_vec with 2
+workers x 8 small phones against one in-process phone (bench/make_vec.py).
 
 MiniWoB++ needs gymnasium>=1.2.3 while RLlib pins 1.2.2, so it runs in its own virtualenv (``.venv-miniwob``,
 made on first use with ``pip install miniwob``). Needs Debian ``chromium`` and ``chromium-driver``.
@@ -27,6 +28,7 @@ import gymnasium as gym
 import numpy as np
 
 # bench/ is sys.path[0] when run as a script
+from make_vec import batched, line
 from throughput import ceiling, independent, measure, sync_and_async
 
 import crab_gym  # noqa: F401
@@ -142,6 +144,7 @@ def main(seconds: float = 10.0) -> None:
         f"{both['sync']:.0f} steps/s against {both['async']:.0f} in 2 async workers "
         f"({both['sync_over_async']:.2f}x)"
     )
+    print(line("Crab-Android-v0 sim 96x208", 2, 8, batched(make, policy, seconds, workers=2, per_worker=8)))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """crab-gym: GUI agents across a Linux desktop and an Android phone, in one Gymnasium env.
 
-``import crab_gym`` registers the env ids below; ``crab_gym.rollout(env, agent)`` runs one episode.
+``import crab_gym`` registers the env ids below; ``crab_gym.rollout(env, agent)`` runs one episode;
+``crab_gym.make_vec(env_id, num_envs, workers=W)`` makes a batched vector env.
 """
 
 from __future__ import annotations
@@ -8,8 +9,9 @@ from __future__ import annotations
 from gymnasium.envs.registration import register
 
 from crab_gym.rollout import rollout
+from crab_gym.vector import make_vec
 
-__all__ = ["rollout"]
+__all__ = ["make_vec", "rollout"]
 
 __version__ = "0.1.0"
 

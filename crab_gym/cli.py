@@ -57,6 +57,7 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
             data["platforms"], data["apps"] = list(t.platforms), list(t.apps)
             data["node_count"] = t.node_count
             data["checks"] = [n["description"] for n in t.evaluator().node_states()]
+            data["events"] = [e.to_json() for e in t.all_events()]  # its templates' and its own
             data["solution"] = [
                 {"env": s.env, "action": s.action, "params": dict(s.params)} for s in t.solution()
             ]

@@ -6,7 +6,7 @@ import contextlib
 import functools
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -16,6 +16,7 @@ from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.tasks import Task
 from crab_gym.envs.backend_spec import parse_backend
 from crab_gym.envs.base import DeviceError, DeviceGone, SubEnv
+from crab_gym.envs.events import EventScheduler
 from crab_gym.envs.root import RootEnv
 from crab_gym.envs.video import VideoCapture, paused
 from crab_gym.rewards import REWARDS
@@ -96,6 +97,8 @@ class CrabEnv(gym.Env):
     per device grabs its screen at N fps, at the observation's size, between steps; each device's observation
     gains ``video`` (``video_max_frames``, H, W, C), the frames since the last step (the last
     ``video_max_frames`` of them), zero-padded, and ``video_frames``, how many it holds (docs/devices.md).
+    ``ask_user``: the root action ``ask_user(question)``, answered by the task's simulated user; None (the
+    default): only when a task of the env has one (docs/tasks.md).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -114,6 +117,7 @@ class CrabEnv(gym.Env):
         realtime: bool = False,
         video_fps: float | None = None,
         video_max_frames: int = 16,
+        ask_user: bool | None = None,
     ) -> None:
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
@@ -138,6 +142,8 @@ class CrabEnv(gym.Env):
         from crab_gym.tasks import resolve_tasks  # the task library registers its templates on import
 
         self.tasks = resolve_tasks(tasks, set(devices))
+        if ask_user or (ask_user is None and any(t.needs_user for t in self.tasks)):
+            cast(RootEnv, self.subenvs["root"]).add_ask_user()  # make_subenv("root") is a RootEnv
         self.max_steps = max_steps
         self.max_invalid_actions = max_invalid_actions
         self.reward_fn = REWARDS[reward_mode]
@@ -156,6 +162,7 @@ class CrabEnv(gym.Env):
         )
         self.task: Task | None = None
         self.graph: GraphEvaluator | None = None
+        self.events = EventScheduler()  # the task's device events (docs/tasks.md)
         self._states = _LazyStates(self.subenvs)
         self._last_frames: dict[str, np.ndarray] = {}
         self._last_raw: dict[str, np.ndarray] = {}  # what the device handed back: full or drawn small
@@ -243,6 +250,10 @@ class CrabEnv(gym.Env):
             extra["timings"] = {"execute": t1 - t0, "settle": time.perf_counter() - t1}
         if reason != "env_error":
             t2 = time.perf_counter()
+            try:  # the task's device events that came due
+                extra.update(self.events.after_step(self._steps, extra.get("action_result")))
+            except DeviceError as e:
+                extra["error"], reason = f"{type(e).__name__}: {e}", "env_error"
             for other in self.subenvs.values():
                 other.invalidate_state()  # time passed for every device, not only the one acted on
             try:
@@ -280,6 +291,7 @@ class CrabEnv(gym.Env):
         return tile(frames)
 
     def close(self) -> None:
+        self.events.stop()
         for capture in self.video.values():
             capture.close()
         self.video.clear()
@@ -340,10 +352,12 @@ class CrabEnv(gym.Env):
         return self.tasks[int(self.np_random.integers(len(self.tasks)))]
 
     def _reset_devices(self, task: Task, seed: int | None) -> None:
-        """Reset every device, set the task up on them and evaluate the start state."""
+        """Reset every device, set the task up on them, schedule its events and evaluate the start state."""
+        self.events.stop()
         for name in list(self.subenvs):
             self._reset_device(name, seed)
         task.setup(self.subenvs)
+        self.events.start(task.all_events(), self.subenvs, self.realtime)
         for sub in self.subenvs.values():
             sub.settle()
             sub.invalidate_state()

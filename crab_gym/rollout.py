@@ -139,6 +139,7 @@ def _run(
     t0 = time.perf_counter()
     obs, info = env.reset(seed=seed, options=options)
     ret, tokens, steps, reason, error = 0.0, None, 0, "env_error", None
+    questions = 0  # ask_user actions the env executed
     while True:
         try:
             action = agent.act(obs, info)
@@ -150,6 +151,11 @@ def _run(
         obs, reward, terminated, truncated, info = env.step(action)
         steps += 1
         ret += float(reward)
+        done = info.get("action")
+        questions += isinstance(done, Mapping) and (done.get("device"), done.get("name")) == (
+            "root",
+            "ask_user",
+        )
         if info.get("tokens") is not None:
             tokens = (tokens or 0) + int(info["tokens"])
         if on_step is not None:
@@ -164,6 +170,10 @@ def _run(
         extra["error"] = error
     elif "error" in info:
         extra["error"] = info["error"]
+    task = getattr(env.unwrapped, "task", None)
+    needed = task.simulated_user().needed if task is not None and hasattr(task, "simulated_user") else 0
+    if questions or needed:  # asking more than needed shows in the metrics (core.metrics.aggregate)
+        extra.update(questions=questions, questions_needed=needed)
     record = EpisodeRecord(
         task_id=str(info.get("task_id", options.get("task"))),
         success=bool(info.get("success")) and reason == "success",

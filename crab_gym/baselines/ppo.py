@@ -60,7 +60,9 @@ class PPOConfig:
     train_phone_seeds: tuple[int, ...] = (0, 1, 2, 3)
     heldout_phone_seeds: tuple[int, ...] = (1000, 1001, 1002, 1003)
     n_envs: int = 4
-    vec: str = "dummy"  # "dummy" (in-process) or "subproc" (a process per env)
+    vec: str = (
+        "dummy"  # "dummy" (in-process), "subproc" (a process per env) or "batched" (make_vec's workers)
+    )
     timesteps: int = 50_000  # env steps of training, per policy
     n_steps: int = 128  # per env and rollout
     batch_size: int = 128
@@ -108,8 +110,10 @@ class PPOConfig:
             raise ValueError(
                 f"{source}: field 'actions' must be 'grid' or 'elements', got {config.actions!r}"
             )
-        if config.vec not in ("dummy", "subproc"):
-            raise ValueError(f"{source}: field 'vec' must be 'dummy' or 'subproc', got {config.vec!r}")
+        if config.vec not in ("dummy", "subproc", "batched"):
+            raise ValueError(
+                f"{source}: field 'vec' must be 'dummy', 'subproc' or 'batched', got {config.vec!r}"
+            )
         return config
 
 
@@ -206,7 +210,15 @@ def _make_vec(config: PPOConfig) -> Any:
         functools.partial(make_env, config, "train", seed=config.seed * 1000 + i)
         for i in range(config.n_envs)
     ]
-    vec = SubprocVecEnv(fns) if config.vec == "subproc" else DummyVecEnv(fns)
+    if config.vec == "batched":  # one worker per core, each stepping its share of the envs together
+        from gymnasium.vector import AutoresetMode
+
+        from crab_gym.baselines.sb3_vec import SB3VecEnv
+        from crab_gym.vector import BatchedVectorEnv
+
+        vec: Any = SB3VecEnv(BatchedVectorEnv(fns, autoreset_mode=AutoresetMode.SAME_STEP))
+    else:
+        vec = SubprocVecEnv(fns) if config.vec == "subproc" else DummyVecEnv(fns)
     vec.seed(config.seed)
     return VecMonitor(vec)
 

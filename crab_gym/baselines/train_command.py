@@ -27,7 +27,11 @@ def add_parsers(sub: Any) -> None:
     t.add_argument("--families", default="", help="comma-separated families (default: all)")
     t.add_argument("--timesteps", type=int, default=0, help="env steps to train (default: the config's)")
     t.add_argument("--n-envs", type=int, default=0, help="envs collecting rollouts (default: the config's)")
-    t.add_argument("--vec", default="", help="dummy (in-process) or subproc (a process per env)")
+    t.add_argument(
+        "--vec",
+        default="",
+        help="dummy (in-process), subproc (a process per env) or batched (make_vec: a worker per core)",
+    )
     t.add_argument("--seed", type=int, default=None)
     t.add_argument("--joint", action="store_true", help="one policy for every family (default: one each)")
     t.add_argument("--parallel", type=int, default=2, help="policies trained at a time (one per family)")

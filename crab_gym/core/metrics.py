@@ -13,6 +13,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from crab_gym.core.passk import pass_k
+
 __all__ = [
     "TERMINATION_REASONS",
     "EpisodeRecord",
@@ -109,6 +111,12 @@ class Metrics:
     CE: float | None
     termination_shares: dict[str, float]
     mean_steps: float
+    k: int = 1
+    pass_hat_k: float = 0.0
+    pass_at_k: float = 0.0
+    pass_curve: dict[str, list[float]] = field(default_factory=dict)
+    questions: float = 0.0
+    extra_questions: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -129,6 +137,11 @@ def aggregate(records: Iterable[EpisodeRecord]) -> Metrics:
       false_completion, step_limit, invalid_action_limit, env_error, agent_error (all 0 when no episode
       failed)
     - mean_steps = mean of steps_i
+    - k = the fewest episodes a task has; pass_hat_k (pass^k) = mean over tasks of the chance that k of its
+      episodes all succeeded, pass_at_k (pass@k) = that at least one did (:mod:`crab_gym.core.passk`);
+      pass_curve = {"pass^k": [...], "pass@k": [...]} for k' = 1..k
+    - questions = mean ask_user questions per episode; extra_questions = mean of max(0, questions_i -
+      needed_i), needed_i the questions the task's facts take (both from ``extra``; 0 when absent)
     """
     records = list(records)
     if not records:
@@ -136,6 +149,7 @@ def aggregate(records: Iterable[EpisodeRecord]) -> Metrics:
     n = len(records)
     with_tokens = [r for r in records if r.tokens is not None]
     failed = [r for r in records if not r.success]
+    reliability = pass_k(records)
     return Metrics(
         n=n,
         SR=sum(r.success for r in records) / n,
@@ -151,7 +165,17 @@ def aggregate(records: Iterable[EpisodeRecord]) -> Metrics:
             for reason in FAILURE_REASONS
         },
         mean_steps=sum(r.steps for r in records) / n,
+        k=reliability.k,
+        pass_hat_k=reliability.hat[-1],
+        pass_at_k=reliability.at[-1],
+        pass_curve={"pass^k": list(reliability.hat), "pass@k": list(reliability.at)},
+        questions=sum(_asked(r) for r in records) / n,
+        extra_questions=sum(max(0, _asked(r) - int(r.extra.get("questions_needed", 0))) for r in records) / n,
     )
+
+
+def _asked(record: EpisodeRecord) -> int:
+    return int(record.extra.get("questions", 0))
 
 
 def _ratio(value: float, count: int | None) -> float:
@@ -169,6 +193,12 @@ def format_table(metrics: Metrics, title: str = "crab-gym results", width: int =
     table.add_row("EE  CR / action", f"{metrics.EE:.4f}")
     table.add_row("CE  CR / token", "n/a" if metrics.CE is None else f"{metrics.CE:.3g}")
     table.add_row("mean steps", f"{metrics.mean_steps:.1f}")
+    if metrics.questions:
+        table.add_row("questions  asked per episode", f"{metrics.questions:.2f}")
+        table.add_row("extra questions  beyond needed", f"{metrics.extra_questions:.2f}")
+    if metrics.k > 1:
+        table.add_row(f"pass^{metrics.k}  solved in all {metrics.k}", f"{metrics.pass_hat_k:.1%}")
+        table.add_row(f"pass@{metrics.k}  solved in one of {metrics.k}", f"{metrics.pass_at_k:.1%}")
     for reason, share in metrics.termination_shares.items():
         table.add_row(f"failures: {reason}", f"{share:.1%}")
     buffer = io.StringIO()

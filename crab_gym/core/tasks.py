@@ -19,9 +19,12 @@ from typing import Any, TypeAlias, cast
 import networkx as nx
 
 from crab_gym.core.evaluators import Check
+from crab_gym.core.events import DeviceEvent, EventError
 from crab_gym.core.graph import GraphEvaluator
+from crab_gym.core.user import SimulatedUser, UserFact
 
 __all__ = [
+    "INTERACTIVE_TEMPLATES",
     "TEMPLATES",
     "Step",
     "SubTask",
@@ -99,6 +102,12 @@ class SubTaskTemplate:
     # use them, the instruction does not state them. The task lint requires every other attribute a check
     # uses to appear in the instruction.
     hidden: tuple[str, ...] = ()
+    # What the task's simulated user knows and answers to ``ask_user`` (crab_gym.core.user): hidden
+    # attributes only the user can tell. Such a template is interactive (registered apart from TEMPLATES,
+    # which the generator draws from).
+    user: tuple[UserFact, ...] = ()
+    # Device events its tasks schedule (crab_gym.core.events): attributes -> events; interactive too.
+    events: Callable[..., Sequence[DeviceEvent]] | None = None
 
     def __post_init__(self) -> None:
         fields = {
@@ -112,6 +121,14 @@ class SubTaskTemplate:
         bad = (set(self.inputs) | set(self.hidden)) - set(self.attributes)
         if bad:
             raise ValueError(f"template {self.id}: inputs or hidden {sorted(bad)} are not attributes")
+        told = {f.attribute for f in self.user} - set(self.hidden)
+        if told:
+            raise ValueError(f"template {self.id}: user facts {sorted(told)} must be hidden attributes")
+
+    @property
+    def interactive(self) -> bool:
+        """Its tasks need the user (``ask_user``) or react to device events."""
+        return bool(self.user) or self.events is not None
 
     @property
     def input_types(self) -> dict[str, str]:
@@ -130,19 +147,23 @@ class SubTaskTemplate:
 
 
 TEMPLATES: dict[str, SubTaskTemplate] = {}
+INTERACTIVE_TEMPLATES: dict[str, SubTaskTemplate] = {}
+"""Templates that need the user or react to events: task files name them, the generator never draws them."""
 
 
 def register(template: SubTaskTemplate) -> SubTaskTemplate:
-    if template.id in TEMPLATES and TEMPLATES[template.id] is not template:
+    """Register a template by id (an interactive one in :data:`INTERACTIVE_TEMPLATES`)."""
+    known = TEMPLATES.get(template.id) or INTERACTIVE_TEMPLATES.get(template.id)
+    if known is not None and known is not template:
         raise ValueError(f"a sub-task template with id {template.id!r} is already registered")
-    TEMPLATES[template.id] = template
+    (INTERACTIVE_TEMPLATES if template.interactive else TEMPLATES)[template.id] = template
     return template
 
 
 def get_template(template_id: str) -> SubTaskTemplate:
     """A registered template by id. The built-in ones register when ``crab_gym.tasks`` is imported."""
     try:
-        return TEMPLATES[template_id]
+        return TEMPLATES.get(template_id) or INTERACTIVE_TEMPLATES[template_id]
     except KeyError:
         raise KeyError(
             f"unknown sub-task template {template_id!r} ({len(TEMPLATES)} registered; "
@@ -165,18 +186,23 @@ class SubTask:
     def output(self) -> Any:
         return self.template.output(**self.attributes) if self.template.output else None
 
+    def events(self) -> list[DeviceEvent]:
+        return list(self.template.events(**self.attributes)) if self.template.events else []
+
     def to_json(self) -> dict[str, Any]:
         return {"task": self.template.id, "attribute": self.attributes, "output": self.output()}
 
 
 @dataclass
 class Task:
-    """A task: sub-tasks, the order they must happen in, and an instruction for the whole."""
+    """A task: sub-tasks, the order they must happen in, and an instruction for the whole; ``events``:
+    device events the task file declares, besides those of its templates."""
 
     id: str
     description: str
     subtasks: list[SubTask]
     edges: list[tuple[int, int]] = field(default_factory=list)
+    events: list[DeviceEvent] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.subtasks:
@@ -193,7 +219,12 @@ class Task:
 
     @property
     def platforms(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(p for s in self.subtasks for p in s.template.platforms))
+        used = [p for s in self.subtasks for p in s.template.platforms] + [e.device for e in self.events]
+        return tuple(dict.fromkeys(used))
+
+    def all_events(self) -> list[DeviceEvent]:
+        """The events of the episode: each sub-task's (in sub-task order), then the task file's."""
+        return [e for s in self.subtasks for e in s.events()] + list(self.events)
 
     @property
     def apps(self) -> tuple[str, ...]:
@@ -232,7 +263,19 @@ class Task:
                     fed.add(name)
         return fed
 
+    @property
+    def needs_user(self) -> bool:
+        """A sub-task needs the simulated user (``ask_user``)."""
+        return any(s.template.user for s in self.subtasks)
+
+    def simulated_user(self) -> SimulatedUser:
+        """The user who answers ``ask_user``: the user facts of every sub-task, in sub-task order."""
+        return SimulatedUser(tuple((f, s.attributes) for s in self.subtasks for f in s.template.user))
+
     def setup(self, envs: Mapping[str, Any]) -> None:
+        root = envs.get("root")
+        if root is not None and hasattr(root, "user"):  # the root device answers ask_user as this user
+            root.user = self.simulated_user()
         for i in self._order:
             sub = self.subtasks[i]
             if sub.template.setup is None:
@@ -257,12 +300,15 @@ class Task:
         adj: dict[str, list[int]] = {str(i): [] for i in range(len(self.subtasks))}
         for u, v in self.edges:
             adj[str(u)].append(v)
-        return {
+        out = {
             "id": self.id,
             "description": self.description,
             "tasks": [s.to_json() for s in self.subtasks],
             "adjlist": adj,
         }
+        if self.events:
+            out["events"] = [e.to_json() for e in self.events]
+        return out
 
 
 class TaskFileError(ValueError):
@@ -329,8 +375,17 @@ def task_from_json(
         ):
             raise fail(f"adjlist[{k!r}]", "keys must be sub-task indices and values lists of indices")
         edges.extend((int(k), v) for v in vs)
+    events = obj.get("events", [])
+    if not isinstance(events, list):
+        raise fail("events", "must be a list of events")
+    parsed = []
+    for i, entry in enumerate(events):
+        try:
+            parsed.append(DeviceEvent.from_json(entry))
+        except EventError as e:
+            raise fail(f"events[{i}]", str(e)) from None
     try:
-        return Task(tid, obj["description"], subs, edges)
+        return Task(tid, obj["description"], subs, edges, parsed)
     except ValueError as e:
         raise fail("adjlist", str(e)) from None
 

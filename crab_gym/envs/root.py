@@ -9,18 +9,21 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
-from crab_gym.core.actions import Typable, action
+from crab_gym.core.actions import ActionSpec, Typable, action
 from crab_gym.core.evaluators import evaluator
+from crab_gym.core.user import DONT_KNOW, SimulatedUser
 from crab_gym.envs.base import ActionResult, SubEnv
 
-Answer = Annotated[str, Field(min_length=1, max_length=256), Typable]
+Answer = Annotated[str, Field(min_length=1, max_length=1024), Typable]  # CRAB submits paragraphs
 Seconds = Annotated[int, Field(ge=1, le=5)]
+Question = Annotated[str, Field(min_length=1, max_length=512), Typable]
 
 
 @dataclass(frozen=True)
 class RootState:
     answer: str | None
     completed: bool
+    questions: tuple[tuple[str, str], ...] = ()  # (question, reply) of every ask_user, in order
 
 
 @action
@@ -52,6 +55,18 @@ def wait(env: RootEnv, seconds: Seconds = 1) -> ActionResult:
     return ActionResult(info={"waited": seconds})
 
 
+@action
+def ask_user(env: RootEnv, question: Question) -> ActionResult:
+    """Ask the user for a fact the task leaves out; the reply is the action's output (only when needed).
+
+    Args:
+        question: The question, as text.
+    """
+    reply, told = env.user.answer(question) if env.user is not None else (DONT_KNOW, ())
+    env.questions.append((question, reply))
+    return ActionResult(output=reply, info={"told": list(told)})  # which hidden attributes it told
+
+
 class RootEnv(SubEnv):
     """Answers, "I'm done", and waiting: the actions that touch no device."""
 
@@ -59,13 +74,21 @@ class RootEnv(SubEnv):
     description = (
         "Not a device: submit(answer) gives an answer, complete() ends the task, wait() lets time pass."
     )
-    actions = (submit, complete, wait)
+    actions: tuple[ActionSpec, ...] = (submit, complete, wait)
 
     def __init__(self, time_scale: float = 1.0) -> None:
         self.time_scale = time_scale  # tests and the oracle shorten waits
         self.answer: str | None = None
         self.completed = False
+        self.user: SimulatedUser | None = None  # the task's, set by Task.setup after reset
+        self.questions: list[tuple[str, str]] = []
         self._state: RootState | None = None
+
+    def add_ask_user(self) -> None:
+        """Add ``ask_user`` after the other root actions (whose indices stay)."""
+        if ask_user not in self.actions:
+            self.actions = (*self.actions, ask_user)
+            self.description += " ask_user(question) asks the user for a fact the task leaves out."
 
     @property
     def screen_size(self) -> tuple[int, int]:
@@ -73,13 +96,14 @@ class RootEnv(SubEnv):
 
     def reset(self, seed: int | None = None) -> None:
         self.answer, self.completed, self._state = None, False, None
+        self.user, self.questions = None, []
 
     def screenshot(self) -> np.ndarray:
         return np.zeros((0, 0, 3), dtype=np.uint8)
 
     def state(self) -> RootState:
         if self._state is None:
-            self._state = RootState(self.answer, self.completed)
+            self._state = RootState(self.answer, self.completed, tuple(self.questions))
         return self._state
 
     def invalidate_state(self) -> None:

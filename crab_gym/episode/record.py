@@ -44,6 +44,7 @@ _INFO_KEYS = (
     "actions",
     "invalid_actions",
     "tool_call",
+    "events",
 )
 
 

@@ -61,7 +61,9 @@ def _pct(value: float | None) -> str:
 def _metrics_row(name: str, m: Metrics) -> dict[str, Any]:
     return {"name": name, "n": m.n, "SR": _pct(m.SR), "CR": _pct(m.CR), "EE": f"{m.EE:.4f}",
             "CE": "n/a" if m.CE is None else f"{m.CE:.3g}", "mean_steps": f"{m.mean_steps:.1f}",
-            "shares": [_pct(m.termination_shares.get(r, 0.0)) for r in FAILURE_REASONS]}  # fmt: skip
+            "shares": [_pct(m.termination_shares.get(r, 0.0)) for r in FAILURE_REASONS],
+            "k": m.k, "pass_hat_k": _pct(m.pass_hat_k), "pass_at_k": _pct(m.pass_at_k),
+            "questions": f"{m.questions:.2f}", "extra_questions": f"{m.extra_questions:.2f}"}  # fmt: skip
 
 
 def _feedback(step: Mapping[str, Any]) -> list[str]:
@@ -232,14 +234,18 @@ def _task_rows(
 
 
 def _figures(
-    episodes: Sequence[Mapping[str, Any]], counts: Mapping[str, Mapping[str, int]]
+    episodes: Sequence[Mapping[str, Any]],
+    counts: Mapping[str, Mapping[str, int]],
+    by_platform: Mapping[str, Metrics],
 ) -> list[plots.Plot]:
     scored = [(e, e["record"]) for e in episodes if e["record"] is not None]
+    repeated = {p: m.pass_curve for p, m in by_platform.items() if m.k > 1}
     return [
         plots.cr_per_task([(e["task_id"], e["platform"], r.completion_ratio, r.success) for e, r in scored]),
         plots.termination_by_platform({p: c for p, c in counts.items() if sum(c.values())}),
         plots.cr_over_steps([(e["platform"], e["curve"]) for e in episodes if e["curve"]]),
         plots.tokens_per_episode([(e["id"], r.tokens, r.success) for e, r in scored]),
+        *([plots.pass_k_curves(repeated)] if repeated else []),  # only when tasks ran k > 1 episodes
     ]
 
 
@@ -283,7 +289,7 @@ def write_report(
         if e["record"] is not None:
             counts[e["platform"]][e["record"].termination_reason] += 1
     missing = plots.missing_matplotlib()
-    figures = _figures(episodes, counts) if missing is None else []
+    figures = _figures(episodes, counts, by_platform) if missing is None else []
     settings: dict[str, Any] = {}
     for name in ("collect.json", "metrics.json"):
         try:
@@ -300,6 +306,8 @@ def write_report(
             if settings.get(k) is not None
         },
         metrics=[_metrics_row(p, m) for p, m in by_platform.items()],
+        repeated=any(m.k > 1 for m in by_platform.values()),
+        asked=any(m.questions for m in by_platform.values()),
         failure_reasons=FAILURE_REASONS,
         tasks=_task_rows(records, task_platforms),
         episodes=episodes,

@@ -41,14 +41,26 @@ def metrics_by_platform(
 def platform_table(
     by_platform: Mapping[str, Metrics], title: str = "crab-gym results", width: int = 120
 ) -> str:
-    """One row per platform (the paper's table shape): episodes, SR, CR, EE, CE, shares of failure reasons."""
+    """One row per platform (the paper's table shape): episodes, SR, CR, EE, CE, then pass^k and pass@k
+    when tasks ran k > 1 episodes, questions and extra questions per episode when any was asked, then the
+    shares of failure reasons."""
     table = Table(title=title)
-    for column in ("platform", "episodes", "SR", "CR", "EE", "CE", *FAILURE_REASONS):
+    repeated = any(m.k > 1 for m in by_platform.values())
+    pass_columns: tuple[str, ...] = ("k", "pass^k", "pass@k") if repeated else ()
+    asked = any(m.questions for m in by_platform.values())
+    if asked:
+        pass_columns += ("questions", "extra questions")
+    for column in ("platform", "episodes", "SR", "CR", "EE", "CE", *pass_columns, *FAILURE_REASONS):
         table.add_column(column, justify="left" if column == "platform" else "right")
     for name, m in by_platform.items():
         cells = [name, str(m.n), f"{m.SR:.1%}", f"{m.CR:.1%}", f"{m.EE:.4f}"]
         cells.append("n/a" if m.CE is None else f"{m.CE:.3g}")
+        if repeated:
+            cells += [str(m.k), f"{m.pass_hat_k:.1%}", f"{m.pass_at_k:.1%}"]
+        if asked:
+            cells += [f"{m.questions:.2f}", f"{m.extra_questions:.2f}"]
         table.add_row(*cells, *(f"{m.termination_shares.get(r, 0.0):.0%}" for r in FAILURE_REASONS))
     buffer = io.StringIO()
+    width += 12 * len(pass_columns)  # room for the optional columns, so no heading is cut
     Console(file=buffer, width=width, color_system=None, force_terminal=False).print(table)
     return buffer.getvalue()

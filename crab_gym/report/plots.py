@@ -21,6 +21,7 @@ __all__ = [
     "cr_over_steps",
     "cr_per_task",
     "missing_matplotlib",
+    "pass_k_curves",
     "termination_by_platform",
     "tokens_per_episode",
 ]
@@ -193,3 +194,28 @@ def tokens_per_episode(rows: Sequence[tuple[str, int | None, bool]]) -> Plot:
     if len(counted) < len(rows):
         note = f"{len(rows) - len(counted)} episodes without a token count are left out"
     return Plot("tokens", title, _png(fig), note)
+
+
+def pass_k_curves(curves: Mapping[str, Mapping[str, Sequence[float]]]) -> Plot:
+    """pass@k (solid) and pass^k (dashed) against k, one colour per platform (overall in grey); ``curves``
+    maps a platform to ``{"pass^k": [k=1, 2, ...], "pass@k": [...]}`` (``Metrics.pass_curve``)."""
+    title = "pass@k and pass^k against k"
+    drawn = {p: c for p, c in curves.items() if c.get("pass^k") and c.get("pass@k")}
+    if not drawn:
+        return Plot("pass_k", title, None, "no task ran more than one episode")
+    fig = _figure(6.4, 3.2)
+    ax = fig.add_subplot()
+    for platform, c in drawn.items():
+        color = PLATFORM_COLORS.get(platform, "#57606a")
+        ks = range(1, len(c["pass@k"]) + 1)
+        ax.plot(ks, c["pass@k"], color=color, marker="o", markersize=3, label=f"{platform} pass@k")
+        ax.plot(ks, c["pass^k"], color=color, marker="o", markersize=3, linestyle="--",
+                label=f"{platform} pass^k")  # fmt: skip
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xlabel("k (episodes per task)")
+    ax.set_ylabel("share of tasks")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
+    _style(ax)
+    ax.grid(axis="y", color="#eaeef2")
+    return Plot("pass_k", title, _png(fig))

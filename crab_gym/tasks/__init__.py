@@ -24,13 +24,19 @@ __all__ = [
 
 
 def load_tasks(name: str = "v0") -> list[Task]:
-    """Tasks by set name ("v0": the JSON benchmark plus the handmade tasks; "all"; "generated": 100 tasks
+    """Tasks by set name ("v0": the JSON benchmark plus the handmade tasks; "ask-user", "events",
+    "interactive": tasks that need the user or react to events; "all": v0 and those; "generated": 100 tasks
     from seed 0), from a JSON file path, or from CRAB's ``crab-benchmark-v0/dataset`` folder (whole, or
     ``"crab-v0:PATH"``: only its files that load today, see ``crab-gym tasks import-crab``)."""
     from crab_gym.tasks.handmade import handmade_tasks
+    from crab_gym.tasks.interactive import INTERACTIVE_SETS, interactive_tasks
 
-    if name in ("v0", "all"):
+    if name == "v0":
         return tasks_from_file(DATA / "v0.json") + handmade_tasks()
+    if name == "all":
+        return tasks_from_file(DATA / "v0.json") + handmade_tasks() + interactive_tasks()
+    if name in INTERACTIVE_SETS:  # tasks that need ask_user or react to device events (tasks/interactive.py)
+        return interactive_tasks(name)
     if name == "generated":
         return generate_tasks(seed=0, n=100)
     if name.split(":")[0] == "rl-phone":  # short phone tasks for training policies (tasks/rl_phone.py)
@@ -51,7 +57,8 @@ def load_tasks(name: str = "v0") -> list[Task]:
             )
         return load_crab(path)
     raise ValueError(
-        f"unknown task set {name!r}: use 'v0', 'all', 'generated', 'rl-phone', 'crab-v0:PATH', a path to a "
+        f"unknown task set {name!r}: use 'v0', 'all', 'ask-user', 'events', 'interactive', 'generated', "
+        "'rl-phone', 'crab-v0:PATH', a path to a "
         ".json task file or CRAB's crab-benchmark-v0/dataset folder"
     )
 

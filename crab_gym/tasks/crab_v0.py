@@ -115,21 +115,30 @@ CRAB_V0: dict[str, CrabSubTask] = {
         {"file_path": "path", "content": "text"},
         compare="CRAB also wants the terminal in front and vim seen open then closed; ours reads the file"),
     "5b527839-0e58-426d-bab6-7160200b0d24": CrabSubTask(
-        "terminal: print {file_path} (output: its text)", needs=TEMPLATE),
+        "terminal: print {file_path} (output: its text)", "terminal_print_file",
+        compare="CRAB wants `cat file_path` typed; ours the file's text shown in the terminal in front"),
     "1c3bedc3-ea5a-453c-a15b-223d72ab756d": CrabSubTask(
-        "submit {content} (CRAB's submit action)", needs=TEMPLATE),
+        "submit {content} (CRAB's submit action)", "submit_text",
+        compare="same check: the root's submit action carried {content} (ours ignores case and edge spaces)"),
     "a207ef38-b3b2-4c6c-a1e3-75c38162f5ba": CrabSubTask(
-        "set {photo_path} as the desktop background", needs=TEMPLATE),
+        "set {photo_path} as the desktop background", "settings_background",
+        compare="same check: picture-uri names a file with the picture's bytes"),
     "217ababc-ccc7-4b9f-af07-c239d92848fe": CrabSubTask(
-        "make {target_dir}, copy the {file_extension} files of {source_dir} into it", needs=TEMPLATE),
+        "make {target_dir}, copy the {file_extension} files of {source_dir} into it",
+        "terminal_copy_by_extension",
+        compare="CRAB wants the same names in both folders; ours the same bytes, extra files allowed"),
     "76de4bdb-c980-4b3a-9bd3-c87db467dffe": CrabSubTask(
-        "Writer: paste the clipboard, save as ODT {file_path}", needs=TEMPLATE),
+        "Writer: paste the clipboard, save as ODT {file_path}", "writer_paste_clipboard",
+        compare="CRAB also wants Writer in front; both read the clipboard at the end, line by line"),
     "0111384f-38ca-41a2-9504-cb1c55002b3c": CrabSubTask(
-        "Writer: image 1 above image 2, save ODT {output_path}", needs=TEMPLATE),
+        "Writer: image 1 above image 2, save ODT {output_path}", "writer_images_above",
+        compare="both lay the document out and find the pictures; CRAB also wants Writer in front"),
     "467f17a6-c42f-4eda-996f-a53385eb3efd": CrabSubTask(
-        "Impress: image 1 right of image 2, save PDF {output_path}", needs=TEMPLATE),
+        "Impress: image 1 right of image 2, save PDF {output_path}", "impress_images_right_pdf",
+        compare="both find the pictures in the PDF; CRAB also wants Impress in front"),
     "434402f3-647a-4a9a-9d8f-10f5bb6c7cf0": CrabSubTask(
-        "Impress: make an image darker, save to {image_path_after_edit}", needs=TEMPLATE),
+        "Impress: make an image darker, save to {image_path_after_edit}", "impress_image_darker",
+        compare="CRAB passes an unchanged copy, wants Impress in front; ours: darker, the same picture"),
     "cc1adae7-bef9-4c8a-865d-00d44486dd69": CrabSubTask(
         "GIMP: make an image brighter, save to {image_path_after_edit}", "gimp_brighten_image",
         {"image_path_before_edit": "source", "image_path_after_edit": "target"},
@@ -148,19 +157,26 @@ CRAB_V0: dict[str, CrabSubTask] = {
         "check on the file (each clipboard line within its line); CRAB also wants a window titled 'Visual "
         "Studio Code', ours none; ours fails an empty clipboard, CRAB's passes it"),
     "a313ea4d-e501-4971-b4fe-db2aad19eac1": CrabSubTask(
-        "download {url} to {file_path}", needs=WEB),
+        "download {url} to {file_path}", "web_download", {"file_path": "path"},
+        compare="same check: the file holds the URL's bytes (CRAB hashes both), served by the offline web"),
     "a313ea4d-e501-4971-b4fe-db2aad19acsd": CrabSubTask(
         "download the URL on the clipboard to {file_path}", needs=WEB),
     "017102b6-d2c3-466b-96f7-37c8bcddc41a": CrabSubTask(
         "Firefox: image search {keyword}, copy an image URL", needs=WEB),
     "bcd03c9f-62c9-4001-8d86-78358c59ce22": CrabSubTask(
-        "Firefox: find a GitHub repository about {keyword}, copy its URL", needs=WEB),
+        "Firefox: find a GitHub repository about {keyword}, copy its URL", "web_find_repo",
+        compare="CRAB wants the keyword in the URL and GitHub's search in front; ours a repo about it"),
     "2b189dc2-c77f-4fa3-8432-ba4355cc294c": CrabSubTask(
-        "Firefox, Google Maps: a {place_type} near {place_name}, copy its share URL", needs=WEB),
+        "Firefox, Google Maps: a {place_type} near {place_name}, copy its share URL", "web_maps_share",
+        compare="stricter: ours wants the link of such a place among the 5 nearest; CRAB any share URL"),
     "49b614c5-c4bb-4c20-aab8-ab9dcc7de1b5": CrabSubTask(
-        "Firefox: copy the torch.matmul example of PyTorch 1.13's docs", needs=WEB),
+        "Firefox: copy the torch.matmul example of PyTorch 1.13's docs", "web_docs_example",
+        fixed={"function": "torch.matmul"},
+        compare="stricter: ours wants every code line of the example, CRAB three of them; both the page"),
     "1cd6519a-9ee0-442b-ba5a-9238aeb00ff6": CrabSubTask(
-        "Firefox, Wikipedia, Calc: {country}'s capital and population into ODS {file_path}", needs=WEB),
+        "Firefox, Wikipedia, Calc: {country}'s capital and population into ODS {file_path}",
+        "web_country_to_calc", {"file_path": "path"},
+        compare="stricter: CRAB passes a sheet without the country's row; ours wants the row, exact capital"),
 }
 # fmt: on
 

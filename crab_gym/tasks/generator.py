@@ -100,13 +100,13 @@ def sample_attributes(template: SubTaskTemplate, rng: random.Random, tries: int 
 def templates_for(platforms: Sequence[str] | None = None) -> list[SubTaskTemplate]:
     import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
     from crab_gym.tasks.templates.android import UNSAMPLED as PHONE_UNSAMPLED
-    from crab_gym.tasks.templates.desktop import UNSAMPLED as DESKTOP_UNSAMPLED
+    from crab_gym.tasks.templates.desktop import UNSAMPLED
 
     allowed = set(DEVICES if platforms is None else platforms)
     return [
         t
         for _, t in sorted(TEMPLATES.items())
-        if t.platforms and set(t.platforms) <= allowed and t.id not in PHONE_UNSAMPLED | DESKTOP_UNSAMPLED
+        if t.platforms and set(t.platforms) <= allowed and t.id not in UNSAMPLED | PHONE_UNSAMPLED
     ]
 
 
@@ -145,15 +145,19 @@ def generate_tasks(
 
 
 def instances_per_template(
-    seed: int, per_template: int, platforms: Sequence[str] | None = None
+    seed: int,
+    per_template: int,
+    platforms: Sequence[str] | None = None,
+    templates: Sequence[SubTaskTemplate] | None = None,
 ) -> list[Task]:
-    """``per_template`` tasks of every template (how the fixed v0 set is built), ids ``<template>-<k>``.
+    """``per_template`` tasks of every template (how the fixed v0 set is built), ids ``<template>-<k>``;
+    ``templates``: of these instead (the interactive sets).
 
     Each template draws from its own stream (seeded by ``seed`` and its id), so adding a template leaves
     the other templates' tasks unchanged.
     """
     tasks = []
-    for template in templates_for(platforms):
+    for template in templates_for(platforms) if templates is None else templates:
         rng = random.Random(f"{seed}:{template.id}")
         for k in range(per_template):
             sub = template.instantiate(**sample_attributes(template, rng))

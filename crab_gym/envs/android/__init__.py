@@ -258,6 +258,31 @@ class AndroidEnv(SubEnv):
             f"--bind {quote('address:s:' + address)} --bind {quote('body:s:' + body)}"
         )
 
+    def post_notification(self, tag: str, title: str, text: str) -> None:
+        """Post a notification (``cmd notification post``), shown in the pulled-down shade."""
+        self._shell_ok(f"cmd notification post -t {quote(title)} {quote(tag)} {quote(text)}")
+
+    def add_mail(self, sender: str, subject: str, body: str, date_ms: int = 4_102_444_800_000) -> None:
+        """A received e-mail in Gmail's inbox; by default dated 2100, so it lists first."""
+        from crab_gym.envs.android.evaluators import MAIL_DB
+
+        def sql_str(v: str) -> str:
+            return "'" + v.replace("'", "''") + "'"
+
+        sql = (
+            "INSERT INTO messages (folder, sender, recipient, subject, body, date) VALUES ('inbox', "
+            f"{sql_str(sender)}, 'me@example.com', {sql_str(subject)}, {sql_str(body)}, {int(date_ms)})"
+        )
+        self._shell_ok(f"sqlite3 {quote(MAIL_DB)} {quote(sql)}")
+
+    def add_calendar_event(self, title: str, start_ms: int, minutes: int = 60) -> None:
+        """An event in the calendar provider, ``minutes`` long."""
+        self._shell_ok(
+            "content insert --uri content://com.android.calendar/events "
+            f"--bind {quote('title:s:' + title)} --bind dtstart:l:{int(start_ms)} "
+            f"--bind dtend:l:{int(start_ms) + minutes * 60_000}"
+        )
+
     def set_setting(self, namespace: str, key: str, value: str) -> None:
         self._shell_ok(f"settings put {quote(namespace)} {quote(key)} {quote(value)}")
 

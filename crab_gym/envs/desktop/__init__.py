@@ -226,19 +226,24 @@ class DesktopEnv(SubEnv):
         if not self._await_new_window(before, timeout):
             raise DeviceError(f"{app} opened no window within {timeout * s.slowdown:.0f} s")
 
+    def set_clipboard(self, text: str, timeout: float = 5.0) -> None:
+        """Task setup: put ``text`` on the session's clipboard (as if an app had copied it)."""
+        s = self._session()
+        path = "~/.cache/crab-clipboard.txt"
+        s.write_file(path, text.encode())
+        s.spawn_app("clipboard", [str(s.resolve(path))])
+        deadline = time.monotonic() + timeout * s.slowdown
+        while time.monotonic() < deadline:
+            self.invalidate_state()
+            if self.state().clipboard().rstrip("\n") == text.rstrip("\n"):
+                return
+            time.sleep(0.05)
+        raise DeviceError(f"the clipboard did not take the text within {timeout * s.slowdown:.0f} s")
+
     def write_file(self, path: str, content: str | bytes) -> None:
         """Task setup: create a file in the session (owned by the session user)."""
         data = content.encode() if isinstance(content, str) else content
         self._session().write_file(path, data)
-
-    def set_clipboard(self, text: str, timeout: float = 2.0) -> None:
-        """Task setup: put ``text`` on the session's clipboard; returns once the clipboard reads it back."""
-        s = self._session()
-        with _device_errors("set_clipboard"):
-            s.agent_client().call("set_clipboard", text=text)
-        self.invalidate_state()
-        if not self._wait(lambda: s.agent_client().call("clipboard") == text, timeout * s.slowdown):
-            raise DeviceError("the clipboard did not take the text within the time allowed")
 
     def _session(self) -> DesktopSession:
         if self.session is None:

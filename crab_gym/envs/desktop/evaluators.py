@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from crab_gym.core.evaluators import evaluator
 from crab_gym.envs.desktop.odf import cell
 from crab_gym.envs.desktop.state import DesktopState
+from crab_gym.web.content.files import file_bytes
 
 ENV = "ubuntu"
 
@@ -162,3 +166,143 @@ def gsetting_number(state: DesktopState, schema: str, key: str, value: float) ->
         return abs(float(raw) - float(value)) < 1e-9
     except ValueError:
         return False
+
+
+@evaluator(env=ENV)
+def file_is_download(state: DesktopState, path: str, url: str) -> bool:
+    """the file {path} holds exactly what the offline web serves at {url}"""
+    return state.read_bytes(path) == file_bytes(url)
+
+
+REPO_URL = re.compile(r"https://github\.com/([\w.-]+)/([\w.-]+)/?")
+
+
+@evaluator(env=ENV)
+def clipboard_repo_about(state: DesktopState, keyword: str) -> bool:
+    """the clipboard holds the URL of a code repository about {keyword!r}"""
+    world, found = state.web(), REPO_URL.fullmatch(state.clipboard().strip())
+    repo = world.code.repo(f"{found[1]}/{found[2]}") if world is not None and found else None
+    return repo is not None and repo.about(keyword)
+
+
+SHARE_URL = re.compile(r"https://maps\.app\.goo\.gl/(\w+)/?")
+
+
+@evaluator(env=ENV)
+def clipboard_share_url_near(state: DesktopState, place_type: str, place_name: str) -> bool:
+    """the clipboard holds the maps share URL of a {place_type} near {place_name}"""
+    world, found = state.web(), SHARE_URL.fullmatch(state.clipboard().strip())
+    place = world.maps.by_share_code(found[1]) if world is not None and found else None
+    return world is not None and place is not None and place in world.maps.nearby(place_name, place_type)
+
+
+@evaluator(env=ENV)
+def spreadsheet_country_row(state: DesktopState, path: str, country: str) -> bool:
+    """the spreadsheet {path} has a row {country}, its capital, its population (as the encyclopedia says)"""
+    world, book = state.web(), state.spreadsheet(path)
+    facts = world.country(country) if world is not None else None
+    if facts is None or not book:
+        return False
+    for row in list(book.values())[0]:
+        if len(row) >= 3 and row[0].strip().lower() == country.strip().lower():
+            digits = "".join(ch for ch in row[2] if ch.isdigit())
+            return row[1].strip().lower() == facts.capital.lower() and digits == str(facts.population)
+    return False
+
+
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+@evaluator(env=ENV)
+def terminal_shows_file(state: DesktopState, path: str) -> bool:
+    """a terminal in front shows the text of {path}"""
+    content = state.read_text(path)
+    lines = [ln for ln in (content or "").split("\n") if ln.strip()]
+    if not lines or state.active_process() != "xfce4-terminal":
+        return False
+    tail = _squeeze("".join(lines[-3:]))[-200:]  # what a printed file leaves on screen, wraps ignored
+    return any(n.get("role") == "terminal" and tail in _squeeze(n.get("text", "")) for n in state.a11y())
+
+
+@evaluator(env=ENV)
+def background_is(state: DesktopState, path: str) -> bool:
+    """the desktop background (org.gnome.desktop.background picture-uri) is the picture {path}"""
+    from urllib.parse import unquote, urlparse
+
+    uri = urlparse(state.gsetting("org.gnome.desktop.background", "picture-uri").strip("'\""))
+    if uri.scheme != "file" or not uri.path:
+        return False
+    picture = state.read_bytes(path)
+    return picture is not None and state.read_bytes(unquote(uri.path)) == picture
+
+
+@evaluator(env=ENV)
+def files_copied(state: DesktopState, source: str, target: str, extension: str) -> bool:
+    """every .{extension} file of {source} is in {target}, byte for byte"""
+    names = [n for n in state.list_dir(source) if n.endswith("." + extension)]
+    return (
+        bool(names)
+        and state.is_dir(target)
+        and all(state.read_bytes(f"{target}/{n}") == state.read_bytes(f"{source}/{n}") for n in names)
+    )
+
+
+@evaluator(env=ENV)
+def document_holds_clipboard(state: DesktopState, path: str) -> bool:
+    """the document {path} holds the clipboard's text, line after line"""
+    clip = [ln.strip() for ln in state.clipboard().split("\n") if ln.strip()]
+    doc = iter(ln for ln in (state.document_text(path) or "").split("\n") if ln.strip())
+    return bool(clip) and all(any(c in d for d in doc) for c in clip)
+
+
+_PLACED: dict[tuple[bytes, ...], bool] = {}  # a rendering takes seconds: the answer per file contents
+
+
+def _picture(state: DesktopState, path: str) -> Any:
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+
+    data = state.read_bytes(path)
+    try:
+        return None if data is None else Image.open(io.BytesIO(data))
+    except (UnidentifiedImageError, OSError, ValueError):
+        return None
+
+
+@evaluator(env=ENV)
+def images_placed(state: DesktopState, path: str, first: str, second: str, direction: str) -> bool:
+    """in {path} as laid out, the picture {first} lies wholly {direction} the picture {second}"""
+    import hashlib
+
+    from crab_gym.envs.desktop.pdf_layout import pictures_placed, placed_images
+
+    parts = [state.read_bytes(p) for p in (path, first, second)]
+    if any(p is None for p in parts):
+        return False
+    key = (*(hashlib.sha256(p or b"").digest() for p in parts), direction.encode())
+    if key not in _PLACED:
+        doc = parts[0] or b""
+        pdf = doc if doc.startswith(b"%PDF") else state.rendered_pdf(path)
+        one, two = _picture(state, first), _picture(state, second)
+        ok = pdf is not None and one is not None and two is not None
+        _PLACED[key] = ok and pictures_placed(placed_images(pdf or b""), one, two, direction)
+        while len(_PLACED) > 256:
+            _PLACED.pop(next(iter(_PLACED)))
+    return _PLACED[key]
+
+
+@evaluator(env=ENV)
+def image_darker(state: DesktopState, before: str, after: str) -> bool:
+    """the picture {after} is {before} made darker"""
+    import numpy as np
+
+    one, two = _picture(state, before), _picture(state, after)
+    if one is None or two is None:
+        return False
+    a, b = (np.asarray(x.convert("RGB").resize((64, 48)), np.float32) for x in (one, two))
+    # CRAB's measure: the mean of each pixel's RGB length over sqrt(3); the same picture: shapes correlate
+    light = [float(np.linalg.norm(x, axis=2).mean() / np.sqrt(3)) for x in (a, b)]
+    same = float(np.corrcoef(a.ravel(), b.ravel())[0, 1]) > 0.8  # another picture: 0.5 or less
+    return same and light[1] < light[0] - 1.0

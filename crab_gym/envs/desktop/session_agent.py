@@ -16,6 +16,7 @@ from typing import Any
 
 MAX_NODES = 4000
 MAX_TEXT = 20000
+MAX_PDF = 8 * 1024 * 1024
 MAX_CHILDREN = 500
 # A container that manages its descendants is walked only when it is small: a file list's rows are worth
 # marking, while a Calc sheet reports billions of cells.
@@ -127,17 +128,27 @@ def _clipboard() -> str:
         return ""
 
 
-def _set_clipboard(text: str) -> None:
-    """Task setup: ``text`` becomes the clipboard; xclip forks and serves it until the session's reset."""
-    if not isinstance(text, str):
-        raise ValueError(f"text must be a string, got {type(text).__name__}")
-    proc = subprocess.Popen(
-        ["xclip", "-i", "-selection", "clipboard"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    proc.communicate(text.encode(), timeout=5.0)
+def _render_pdf(path: str) -> str | None:
+    """An office document rendered to PDF by LibreOffice (headless, a profile of its own so the user's
+    running LibreOffice is not involved), base64; None if it cannot be rendered in time."""
+    import base64
+    import os
+    import tempfile
+
+    if not isinstance(path, str) or not os.path.isabs(path) or not os.path.isfile(path):
+        return None
+    profile = f"file://{tempfile.gettempdir()}/crab-render-{os.getuid()}"
+    with tempfile.TemporaryDirectory() as out:
+        argv = ["soffice", "--headless", "--norestore", f"-env:UserInstallation={profile}"]
+        try:
+            _run([*argv, "--convert-to", "pdf", "--outdir", out, path], timeout=15.0)
+        except (RuntimeError, subprocess.TimeoutExpired, OSError):
+            return None
+        pdfs = [f for f in os.listdir(out) if f.endswith(".pdf")]
+        if len(pdfs) != 1 or os.path.getsize(os.path.join(out, pdfs[0])) > MAX_PDF:
+            return None
+        with open(os.path.join(out, pdfs[0]), "rb") as f:
+            return base64.b64encode(f.read()).decode()
 
 
 OPS: dict[str, Callable[..., Any]] = {
@@ -145,7 +156,7 @@ OPS: dict[str, Callable[..., Any]] = {
     "atspi_tree": _atspi_tree,
     "gsettings_get": _gsettings_get,
     "clipboard": _clipboard,
-    "set_clipboard": _set_clipboard,
+    "render_pdf": _render_pdf,
 }
 
 

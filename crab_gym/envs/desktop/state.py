@@ -12,6 +12,7 @@ from crab_gym.core.memo import cached_read
 from crab_gym.envs.desktop.backends.panel import PANEL_WM_CLASS
 from crab_gym.envs.desktop.primitives.procs import Process
 from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
+from crab_gym.web.content.world import WebWorld
 
 if TYPE_CHECKING:
     from crab_gym.envs.desktop.backends.base import DesktopSession, FileStat
@@ -47,6 +48,11 @@ class DesktopState:
 
     def __init__(self, session: DesktopSession) -> None:
         self._s = session
+
+    def web(self) -> WebWorld | None:
+        """What the session's offline web serves (None without one: a VM, or no namespaces)."""
+        web = getattr(self._s, "web", None)
+        return web.world if web is not None else None
 
     # ---- files ------------------------------------------------------------------------------
     def path(self, path: str) -> StatePath:
@@ -146,6 +152,14 @@ class DesktopState:
     @cached_read
     def clipboard(self) -> str:
         return str(self._s.agent_client().call("clipboard"))
+
+    @cached_read
+    def rendered_pdf(self, path: str) -> bytes | None:
+        """An office document at ``path`` as LibreOffice lays it out, as PDF (rendered in the session)."""
+        import base64
+
+        data = self._s.agent_client().call("render_pdf", path=str(self._s.resolve(path)))
+        return None if data is None else base64.b64decode(data)
 
     @cached_read
     def gsetting(self, schema: str, key: str) -> str:

@@ -5,7 +5,8 @@ Action types: click, double_tap (refused: no double tap), long_press (index or x
 with an index the element is tapped first), keyboard_enter, navigate_home, navigate_back, scroll
 (direction the content moves; index ignored: our phone swipes from the centre), swipe (the finger's
 direction), open_app (app_name: opened from the app drawer), wait, status (goal_status "complete" or
-"infeasible": both end the episode), answer (text). Element indices are the order of the phone's
+"infeasible": both end the episode), answer (text), ask_user (text: a question for the user, as in
+MobileWorld; when the env has ``ask_user``). Element indices are the order of the phone's
 interactive elements now (``ActionDialect.elements("android")``); x, y are pixels of the frame the agent
 was shown. AndroidWorld drives the phone only: on Crab-v0 an action may name ``"device": "android"``, and
 needs no device.
@@ -22,7 +23,8 @@ from crab_gym.wrappers.dialects.jsonish import field_of, items, json_value
 
 HINT = 'Send one JSONAction, e.g. {"action_type": "click", "index": 3}.'
 ACTIONS = ("click", "double_tap", "long_press", "input_text", "keyboard_enter", "navigate_home",
-           "navigate_back", "scroll", "swipe", "open_app", "wait", "status", "answer")  # fmt: skip
+           "navigate_back", "scroll", "swipe", "open_app", "wait", "status", "answer",
+           "ask_user")  # fmt: skip
 PROMPT = """Answer with one JSON action (AndroidWorld's JSONAction):
 {"action_type": "click", "index": <element>} or {"action_type": "click", "x": <x>, "y": <y>}: tap
 {"action_type": "long_press", "index": <element>} (or "x", "y"): touch and hold
@@ -33,7 +35,8 @@ PROMPT = """Answer with one JSON action (AndroidWorld's JSONAction):
 {"action_type": "open_app", "app_name": "<name>"}: open an app by its name
 {"action_type": "wait"}: let the screen update
 {"action_type": "answer", "text": "<answer>"}: answer the question asked (ends the task)
-{"action_type": "status", "goal_status": "complete"}: the task is done ("infeasible": it cannot be)"""
+{"action_type": "status", "goal_status": "complete"}: the task is done ("infeasible": it cannot be)
+{"action_type": "ask_user", "text": "<question>"}: ask the user for a fact the task leaves out"""
 
 
 class AndroidWorld(Dialect):
@@ -64,6 +67,8 @@ class AndroidWorld(Dialect):
             return Act("complete")
         if kind == "answer":
             return Act("answer", text=field_of(a, "text", str, "answer")[:256])
+        if kind == "ask_user":
+            return Act("ask", text=field_of(a, "text", str, "ask_user")[:512])
         device = ctx.device(a.get("device", PHONE), 'name it with "device": "android"')
         if kind == "navigate_home":
             return Act("home", device)
@@ -105,6 +110,8 @@ class AndroidWorld(Dialect):
             out = {"action_type": "status", "goal_status": "complete"}
         elif k == "answer":
             out = {"action_type": "answer", "text": act.text}
+        elif k == "ask":
+            out = {"action_type": "ask_user", "text": act.text}
         elif k in ("home", "back"):
             out = {"action_type": f"navigate_{k}"}
         elif k == "key" and act.keys in (("enter",), ("Return",)):

@@ -23,7 +23,7 @@ Element = tuple[tuple[int, int, int, int], str]
 """An interactive element of a screen: its (x1, y1, x2, y2) box in full-size pixels and its label."""
 Params = dict[str, Any]
 DESKTOP, PHONE = "ubuntu", "android"
-ROOT_KINDS = frozenset({"wait", "complete", "answer", "observe"})
+ROOT_KINDS = frozenset({"wait", "complete", "answer", "observe", "ask"})
 SWIPE_AMOUNT = {"short": 2, "medium": 5, "long": 10}
 """Scroll amounts that stand for our phone's swipe distances (and back: <=3 short, <=7 medium)."""
 OPPOSITE = {"up": "down", "down": "up", "left": "right", "right": "left"}
@@ -36,7 +36,8 @@ class Act:
     """One parsed dialect action, device resolved, points normalised.
 
     kind: click | right_click | middle_click | double_click | triple_click | long_press | move | drag |
-    scroll | type | key | wait | home | back | open_app | complete | answer | observe (screenshot,
+    scroll | type | key | wait | home | back | open_app | complete | answer | ask (``ask_user``: ``text`` is
+    the question) | observe (screenshot,
     cursor_position: a do-nothing step) | unsupported (``text`` says why) | api (the API action named by
     ``text``, with ``params``: see :mod:`crab_gym.envs.api_actions`) | mouse_down | mouse_up (``button``,
     at ``point`` if given, else where the pointer is) | key_down | key_up (``keys``): held across steps;
@@ -186,6 +187,8 @@ def _root(act: Act) -> Planned:
         return Planned("root", "complete")
     if act.kind == "answer":
         return Planned("root", "submit", {"answer": act.text})
+    if act.kind == "ask":
+        return Planned("root", "ask_user", {"question": act.text})
     seconds = min(max(round(act.seconds), 1), 5) if act.kind == "wait" else 1
     return Planned("root", "wait", {"seconds": seconds})
 
@@ -310,8 +313,9 @@ def lift(device: str, name: str, params: Mapping[str, Any]) -> list[Act]:
     if name in API_ACTIONS.get(device, {}):
         return [Act("api", device, text=name, params=tuple(p.items()))]
     if device == "root":
-        kind = {"wait": "wait", "complete": "complete", "submit": "answer"}[name]
-        return [Act(kind, text=str(p.get("answer", "")), seconds=float(p.get("seconds", 1)))]
+        kind = {"wait": "wait", "complete": "complete", "submit": "answer", "ask_user": "ask"}[name]
+        text = str(p.get("answer", p.get("question", "")))
+        return [Act(kind, text=text, seconds=float(p.get("seconds", 1)))]
     if device == PHONE:
         if name == "swipe":
             amount = SWIPE_AMOUNT[p.get("distance", "medium")]

@@ -13,13 +13,27 @@ from pathlib import Path
 
 import numpy as np
 
-from .apps import APPS, LAUNCHER, systemui
+from .apps import APPS, LAUNCHER, recents, systemui
 from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401  (their commands register on import)
 from .shell.interpreter import Shell
 from .storage import db
 from .storage.fs import Sandbox, Snapshot
 from .storage.readers import Readers
-from .system import alarms, am, clock, date, devicecmds, dumpsys, logcat, pm, power, providers  # noqa: F401  (as above)
+from .system import (  # noqa: F401  (their commands register on import)
+    alarms,  # noqa: F401
+    am,  # noqa: F401
+    capture,  # noqa: F401
+    clock,
+    date,  # noqa: F401
+    devicecmds,  # noqa: F401
+    dumpsys,  # noqa: F401
+    ime,  # noqa: F401
+    logcat,  # noqa: F401
+    pm,  # noqa: F401
+    power,
+    procfs,
+    providers,  # noqa: F401
+)
 from .system.keycodes import KEYCODES
 from .system.logcat import activity_started
 from .system.providers import get_setting
@@ -82,6 +96,7 @@ class Phone:
         (root / MARKER).write_text("crab-gym simulated phone sandbox: wiped and rewritten on reset\n")
         self.fs = Sandbox(root)
         self.fs.on_change = self._files_changed
+        procfs.mount(self)  # /proc's files, made when read
         self.readers = Readers(self.fs)
         self._pristine: dict[int, Snapshot] = {}
         self.enter_handlers: dict = {}
@@ -108,11 +123,13 @@ class Phone:
             self.stack: list[Activity] = [self._new_activity(LAUNCHER, "home")]
             self.stopped: set[str] = set()
             self.shade_open = False
+            self.notifications: list = []  # posted ones (system/notifications.py)
             self.counter = 0
             self.clock_base_ms = db.NOW_MS  # `date` moves the clock (system/date.py)
             self.wall0 = time.monotonic()
             alarms.rewind(self)
             self.awake, self.locked = True, False  # the power key and the keyguard (system/power.py)
+            self.power_menu = False
             self.invalidate()
 
     def close(self) -> None:
@@ -402,8 +419,8 @@ class Phone:
                 fields[key] = fields.get(key, "")[:-1]
             elif code == 62 and key is not None:
                 fields[key] = fields.get(key, "") + " "
-            elif code == 187:
-                self.home()
+            elif code == 187:  # APP_SWITCH: overview
+                recents.show(self)
             self.invalidate()
 
     # -- shell ---------------------------------------------------------------------------------------------

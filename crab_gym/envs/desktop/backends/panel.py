@@ -42,6 +42,8 @@ PANEL_APPS: tuple[tuple[str, str, str, bool, str], ...] = (
     ("LibreOffice Calc", "libreoffice-calc.desktop", "office", True, ""),
     ("LibreOffice Impress", "libreoffice-impress.desktop", "office", True, ""),
     ("GIMP", "gimp.desktop", "graphics", True, ""),
+    ("Firefox", "firefox-esr.desktop", "internet", False, ""),
+    ("Chromium", "chromium.desktop", "internet", False, ""),
 )
 
 

@@ -1,5 +1,6 @@
 """Where a desktop session lives: a slot (a machine-wide file lock) gives it a display number, a system user
-of its own (when we are root), a network namespace with only loopback, and a directory under ``RUN_ROOT``."""
+of its own (when we are root), a network namespace with only loopback, a mount namespace whose /etc/hosts
+names the offline web (``session_web.py``), and a directory under ``RUN_ROOT``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crab_gym.envs.base import DeviceError
+from crab_gym.envs.desktop.backends.session_web import ensure_hosts_mntns
 from crab_gym.envs.desktop.primitives.x11 import X11Display
 from crab_gym.envs.slot_lock import SlotLock
 
@@ -86,6 +88,7 @@ class Slot:
         self.dir = RUN_ROOT / f"s{n}"
         self.user = _ensure_user(f"crabgym-s{n}")
         self.netns = _ensure_netns(f"crabgym-s{n}") if self.user.dedicated else None
+        self.mntns = ensure_hosts_mntns(f"crabgym-s{n}") if self.netns else None
 
     def release(self) -> None:
         self._lock.release()

@@ -28,6 +28,7 @@ from crab_gym.envs.desktop.backends.agent_client import AgentClient
 from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
 from crab_gym.envs.desktop.backends.panel import DESKTOP_NOW, Panel
 from crab_gym.envs.desktop.backends.session_slot import FIRST_DISPLAY, Slot, display_accepts, free_display
+from crab_gym.envs.desktop.backends.session_web import SessionWeb
 from crab_gym.envs.desktop.backends.wallpaper import draw_wallpaper, set_root_background
 from crab_gym.envs.desktop.primitives.apps import app_argv
 from crab_gym.envs.desktop.primitives.cpu import busy_probe
@@ -52,7 +53,8 @@ class XvfbSession:
 
     description = (
         f"{DESCRIPTION} The panel along the bottom has an Applications menu, a launcher button per app, a "
-        f"button per open window and a clock. {HOME_FOLDERS}"
+        f"button per open window and a clock. Firefox and Chromium browse an offline web (a search engine, "
+        f"GitHub, Wikipedia, the PyTorch docs, Google Maps). {HOME_FOLDERS}"
     )
     slowdown = 1.0
 
@@ -77,6 +79,7 @@ class XvfbSession:
         self._children: list[subprocess.Popen] = []
         self._logs: list = []
         self._xvfb_mb0 = 0.0
+        self.web: SessionWeb | None = None  # the offline web, when the slot has its namespaces
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -90,6 +93,8 @@ class XvfbSession:
         os.chmod(self.pristine, 0o700)  # HOME is private to the session user
         self.run_dir.mkdir(mode=0o700)
         self.keep_dir.mkdir(mode=0o700)
+        if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
+            self.web = SessionWeb.start_or_warn(d / "web", self.slot.netns, self.pristine, self._chown_tree)
         self._chown_tree(self.pristine)
         self._chown_tree(self.run_dir)
         self._start_xvfb()
@@ -154,6 +159,9 @@ class XvfbSession:
             self.agent.close()
             self.agent = None
         self._kill_clients(include_xvfb=True)
+        if self.web is not None:
+            self.web.close()
+            self.web = None
         if self.x is not None:
             self.x.close()
             self.x = None
@@ -189,19 +197,20 @@ class XvfbSession:
             "SAL_USE_VCLPLUGIN": "gtk3",
             "LIBGL_ALWAYS_SOFTWARE": "1",
             "GSETTINGS_BACKEND": "dconf",
+            "MOZ_LEGACY_PROFILES": "1",  # Firefox takes the profile profiles.ini marks (session_web.py)
             MARKER: self.token,
-        }
+        } | (self.web.env(self.home) if self.web else {})
 
-    def _as_session(self, argv: Sequence[str]) -> tuple[list[str], dict]:
-        """The command line and Popen arguments that run ``argv`` as the session user, inside the slot's
-        network namespace when it has one (nsenter enters it, then drops to the user: no supplementary
-        groups, no capabilities)."""
-        netns = self.slot.netns
+    def _as_session(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], dict]:
+        """The command line and Popen arguments that run ``argv`` in ``cwd`` as the session user, inside the
+        slot's network (and /etc/hosts) namespaces when it has them (nsenter enters them, then drops to the
+        user: no supplementary groups, no capabilities)."""
+        netns, mnt = self.slot.netns, self.slot.mntns
         if netns is None:
             return list(argv), self._user_kwargs()
-        u = self.user
-        nsenter = shutil.which("nsenter") or "/usr/bin/nsenter"
-        return [nsenter, f"--net={netns}", f"--setgid={u.gid}", f"--setuid={u.uid}", "--", *argv], {}
+        u, nsenter = self.user, shutil.which("nsenter") or "/usr/bin/nsenter"
+        ns = [f"--net={netns}", *([f"--mount={mnt}", f"--wdns={cwd}"] if mnt else [])]
+        return [nsenter, *ns, f"--setgid={u.gid}", f"--setuid={u.uid}", "--", *argv], {}
 
     def _user_kwargs(self) -> dict:
         if not self.user.dedicated:
@@ -220,7 +229,7 @@ class XvfbSession:
         """Start a process inside the session, as the session user, detached from us. ``log`` names its log
         file under the run dir; ``pipes`` gives it our pipes as stdin and stdout; ``env`` adds variables."""
         logfile = open(self.run_dir / f"{log or Path(argv[0]).name}.log", "ab")  # noqa: SIM115
-        cmd, as_user = self._as_session(argv)
+        cmd, as_user = self._as_session(argv, cwd or self.home)
         proc = subprocess.Popen(
             cmd,
             env={**self.env(), **(env or {})},
@@ -237,11 +246,12 @@ class XvfbSession:
 
     def run(self, argv: Sequence[str], timeout: float = 10.0, input: bytes | None = None):
         """Run a named command inside the session and wait for it (used for setup and state reads)."""
-        cmd, as_user = self._as_session(argv)
+        cwd = self.home if self.home.exists() else self.run_dir
+        cmd, as_user = self._as_session(argv, cwd)
         return subprocess.run(
             cmd,
             env=self.env(),
-            cwd=self.home if self.home.exists() else self.run_dir,
+            cwd=cwd,
             input=input,
             capture_output=True,
             timeout=timeout,
@@ -426,7 +436,7 @@ class XvfbSession:
             shutil.copyfile(AGENT_SOURCE, script)
             self._chown_tree(script)
             python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
-            cmd, as_user = self._as_session([python, str(script)])
+            cmd, as_user = self._as_session([python, str(script)], self.home)
             proc = subprocess.Popen(
                 cmd,
                 env=self.env(),

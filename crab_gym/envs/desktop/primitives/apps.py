@@ -16,7 +16,15 @@ APPS: dict[str, tuple[str, ...]] = {
     "impress": ("libreoffice", "--impress", "--norestore"),
     "vim": ("xfce4-terminal", "-x", "vim"),
     "gimp": ("gimp", "--no-splash"),
-}
+    # The browsers of the offline web (their profiles trust the session's CA: backends/session_web.py).
+    "firefox": ("firefox-esr",),
+    "chromium": (
+        "chromium", "--no-first-run", "--no-default-browser-check", "--password-store=basic",
+        "--force-renderer-accessibility", "--disable-background-networking",
+    ),
+    # No window: xclip owns the clipboard with a file's text, serving it until another program copies.
+    "clipboard": ("xclip", "-selection", "clipboard", "-i"),
+}  # fmt: skip
 
 
 def app_argv(app: str, args: Sequence[str] = ()) -> list[str]:

@@ -1,5 +1,5 @@
 """Desktop ("ubuntu") sub-task templates, one module per app: terminal, files, editors (Mousepad, vim),
-office (LibreOffice) and settings. Importing this package registers them, in the order of
+office (LibreOffice), images (GIMP) and settings. Importing this package registers them, in the order of
 ``DESKTOP_TEMPLATES`` (the generator samples in registration order, so it stays fixed).
 
 Every template states in its instruction what its checks look at, prepares its own state in ``setup`` and
@@ -15,7 +15,17 @@ family name), ``color_scheme`` (``"dark"`` or ``"light"``).
 from __future__ import annotations
 
 from crab_gym.core.tasks import SubTaskTemplate, register
-from crab_gym.tasks.templates.desktop import editors, files, images, office, settings, terminal
+from crab_gym.tasks.templates.desktop import (
+    crab_extra,
+    crab_office,
+    editors,
+    files,
+    images,
+    office,
+    settings,
+    terminal,
+    web,
+)
 
 DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     terminal.TERMINAL_CREATE_FOLDER,
@@ -43,15 +53,15 @@ DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     settings.SETTINGS_CLOCK_FORMAT,
     terminal.TERMINAL_DELETE_FILE,
 )
-# CRAB v0's desktop sub-tasks (crab_gym/tasks/crab_v0.py): registered, but the generator does not sample them,
-# so the fixed v0 set (crab_gym/tasks/data/v0.json) stays as it was built.
-CRAB_DESKTOP: tuple[SubTaskTemplate, ...] = (
-    images.GIMP_BRIGHTEN_IMAGE,
-    images.GIMP_COMBINE_LEFT_RIGHT,
-    editors.TEXT_EDITOR_PASTE_CLIPBOARD,
+# For CRAB v0's UUIDs only (pictures, clipboard, the web): registered, but the generator skips them.
+CRAB_ONLY = (
+    crab_extra.CRAB_EXTRA
+    + crab_office.CRAB_OFFICE
+    + web.WEB_TEMPLATES
+    + (images.GIMP_BRIGHTEN_IMAGE, images.GIMP_COMBINE_LEFT_RIGHT, editors.TEXT_EDITOR_PASTE_CLIPBOARD)
 )
-for _template in DESKTOP_TEMPLATES + CRAB_DESKTOP:
+for _template in DESKTOP_TEMPLATES + CRAB_ONLY:
     register(_template)
-UNSAMPLED = frozenset(t.id for t in CRAB_DESKTOP)
+UNSAMPLED = frozenset(t.id for t in CRAB_ONLY)
 
-__all__ = ["CRAB_DESKTOP", "DESKTOP_TEMPLATES", "UNSAMPLED"]
+__all__ = ["DESKTOP_TEMPLATES", "UNSAMPLED"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from . import protocol as p
+from . import reverse
 from .sync import serve_sync
 
 SIMPLE = {
@@ -16,7 +17,7 @@ SIMPLE = {
     "enable-verity:": b"verity cannot be enabled - USER build\n",
     "disable-verity:": b"verity cannot be disabled/enabled - USER build\n",
 }
-PREFIXES = ("shell:", "shell,", "exec:", "sync:", "tcpip:", "reboot:")
+PREFIXES = ("shell:", "shell,", "exec:", "sync:", "tcpip:", "reboot:", "reverse:")
 STDIN_TIMEOUT = 10.0
 
 
@@ -32,6 +33,8 @@ def run_service(phone, stream, service: str) -> None:
         stream.write(f"restarting in TCP mode port: {service[6:]}\n".encode())
     elif service.startswith("reboot:"):
         return
+    elif service.startswith("reverse:"):
+        stream.write(reverse.handle(stream.conn, service[len("reverse:") :]))
     elif service.startswith("shell,"):
         head, _, cmd = service.partition(":")
         shell_v2(phone, stream, cmd, "v2" in head.split(","))
@@ -46,16 +49,31 @@ def run_service(phone, stream, service: str) -> None:
 
 
 class _RawStdin:
-    """A raw stream's input: all of it (until the host closes it, or STDIN_TIMEOUT), or a known amount."""
+    """A raw stream's input: all of it (until the host closes it, or STDIN_TIMEOUT), a known amount, or one
+    line (what was read past it is kept for the next read)."""
 
     def __init__(self, stream) -> None:
         self.stream = stream
+        self.pending = b""
 
     def __call__(self) -> bytes:
         return self.read_exact(None)
 
+    def read_line(self) -> bytes:
+        deadline = time.monotonic() + STDIN_TIMEOUT
+        while b"\n" not in self.pending and (left := deadline - time.monotonic()) > 0:
+            data = self.stream.read(1 << 20, timeout=left)
+            if not data:
+                break
+            self.pending += data
+        line, sep, self.pending = self.pending.partition(b"\n")
+        return line + sep
+
     def read_exact(self, n: int | None) -> bytes:
-        chunks, got = [], 0
+        head, self.pending = (self.pending, b"") if n is None else (self.pending[:n], self.pending[n:])
+        if n is not None:
+            n -= len(head)
+        chunks, got = [head], 0
         deadline = time.monotonic() + STDIN_TIMEOUT
         while (n is None or got < n) and (left := deadline - time.monotonic()) > 0:
             data = self.stream.read(n - got if n is not None else 1 << 20, timeout=left)
@@ -115,6 +133,7 @@ class _V2Stdin:
     def __init__(self, stream) -> None:
         self.stream = stream
         self.done = False
+        self.pending = b""  # read past the line `read_line` gave
 
     def read_packet(self, timeout: float | None) -> tuple[int, bytes] | None:
         try:
@@ -132,8 +151,22 @@ class _V2Stdin:
     def read_all(self) -> bytes:
         return self.read_exact(None)
 
+    def read_line(self) -> bytes:
+        deadline = time.monotonic() + STDIN_TIMEOUT
+        while b"\n" not in self.pending and not self.done and (left := deadline - time.monotonic()) > 0:
+            pkt = self.read_packet(left)
+            if pkt is None or pkt[0] == p.SHELL_CLOSE_STDIN:
+                self.done = True
+            elif pkt[0] == p.SHELL_STDIN:
+                self.pending += pkt[1]
+        line, sep, self.pending = self.pending.partition(b"\n")
+        return line + sep
+
     def read_exact(self, n: int | None) -> bytes:
-        chunks, got = [], 0
+        head, self.pending = (self.pending, b"") if n is None else (self.pending[:n], self.pending[n:])
+        if n is not None:
+            n -= len(head)
+        chunks, got = [head], 0
         deadline = time.monotonic() + STDIN_TIMEOUT
         while not self.done and (n is None or got < n) and (left := deadline - time.monotonic()) > 0:
             pkt = self.read_packet(left)

@@ -118,7 +118,8 @@ def _recv(fs, stream, path: str) -> None:
         host = fs.resolve(path)
         if host.is_dir():
             raise FsError(f"remote object '{path}' is a directory")
-        data = host.read_bytes()
+        make = fs.virtual.get(fs.android_path(path))
+        data = make() if make is not None else host.read_bytes()
     except FileNotFoundError:
         _fail(stream, "No such file or directory")
         return

@@ -24,7 +24,7 @@ def tabs(s: Screen, current: str) -> None:
     s.tabs(["Alarm", "Clock", "Timer"], current, select)
 
 
-@APP.screen("alarm", ".DeskClock")
+@APP.screen("alarm", "com.android.deskclock.DeskClock")
 def alarms(s: Screen) -> None:
     s.app_bar("Alarm", back=False)
     tabs(s, "Alarm")
@@ -88,7 +88,7 @@ def new_alarm(s: Screen) -> None:
         s.text(s.state["error"], size=40, rid="error", muted=True)
 
 
-@APP.screen("timer", ".DeskClock")
+@APP.screen("timer", "com.android.deskclock.DeskClock")
 def timers(s: Screen) -> None:
     s.app_bar("Timer", back=False)
     tabs(s, "Timer")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from ..system import notifications, power
 from ..system.clock import status_bar_time
 from ..system.providers import get_setting, put_setting
 from ..ui.theme import palette
 from ..ui.view import View
+from . import recents
 
 PKG = "com.android.systemui"
 
@@ -75,6 +77,8 @@ def decorate(phone, root: View) -> None:
     )
     if phone.shade_open:
         shade(phone, root)
+    if power.power_menu(phone):
+        global_actions(phone, root)
     top = h - phone.nav_h
     nav = root.add(
         View(
@@ -90,7 +94,7 @@ def decorate(phone, root: View) -> None:
         (
             ("back", "Back", "triangle", phone.back),
             ("home", "Home", "ring", phone.home),
-            ("recent_apps", "Overview", "box", phone.home),
+            ("recent_apps", "Overview", "box", lambda: recents.show(phone)),
         )
     ):
         nav.add(
@@ -119,7 +123,7 @@ QS_TILES = [  # (label, settings namespace, key, on value, off value, Material i
 
 
 def shade(phone, root: View) -> None:
-    """The pulled-down quick settings panel: one toggle tile per setting."""
+    """The pulled-down quick settings panel: one toggle tile per setting, the notifications under them."""
     c = palette(phone.dark)
     w, s = phone.width, phone.width / 1080
     top, h = phone.status_h, int(900 * s)
@@ -142,29 +146,78 @@ def shade(phone, root: View) -> None:
         def toggle(ns=ns, name=name, value=off if checked else on) -> None:
             put_setting(phone, ns, name, value)
 
-        panel.add(
-            View(
-                cls="android.widget.Switch",
-                package=PKG,
-                rid=f"{PKG}:id/tile",
-                text=label,
-                desc=label,
-                checkable=True,
-                checked=checked,
-                clickable=True,
-                focusable=True,
-                on_click=toggle,
-                shape="round",
-                radius=tile_h // 2,
-                bg=c["primary"] if checked else c["surface_container_highest"],
-                fg=c["on_primary"] if checked else c["text"],
-                size=int(40 * s),
-                bold=True,
-                icon=icon,
-                align="center",
-                bounds=(x, y, x + tile_w, y + tile_h),
-            )
+        tile = _tile(label, "tile", toggle, (x, y, x + tile_w, y + tile_h), tile_h // 2, int(40 * s))
+        tile.cls, tile.checkable, tile.checked, tile.bold, tile.icon = (
+            "android.widget.Switch",
+            True,
+            checked,
+            True,
+            icon,
         )
+        tile.bg = c["primary"] if checked else c["surface_container_highest"]
+        tile.fg = c["on_primary"] if checked else c["text"]
+        panel.add(tile)
+    rows = (len(QS_TILES) + 1) // 2
+    notifications.draw(phone, panel, top + int(80 * s) + rows * (tile_h + int(40 * s)))
+
+
+def global_actions(phone, root: View) -> None:
+    """The power menu (a long press of power): Emergency, Lockdown, Power off, Restart, Screenshot."""
+    c = palette(phone.dark)
+    w, h, s = phone.width, phone.height, phone.width / 1080
+    root.add(View(cls="android.view.View", package=PKG, bounds=(0, 0, w, h), shape="scrim"))
+
+    def emergency() -> None:
+        power.close_menu(phone)
+        phone.launch("com.google.android.dialer")
+
+    def lockdown() -> None:
+        power.close_menu(phone)
+        power.sleep(phone, "lockdown")
+        power.wake(phone)
+
+    def power_off() -> None:
+        power.close_menu(phone)
+        power.sleep(phone, "power_menu")
+
+    def restart() -> None:
+        power.close_menu(phone)
+        phone.home()
+        power.sleep(phone, "reboot")
+        power.wake(phone)
+
+    actions = (
+        ("Emergency", "emergency", emergency),
+        ("Lockdown", "lockdown", lockdown),
+        ("Power off", "power_off", power_off),
+        ("Restart", "restart", restart),
+    )
+    size = int(260 * s)
+    x0, y0 = (w - 2 * size - int(40 * s)) // 2, h // 2 - size - int(20 * s)
+    for i, (label, rid, fn) in enumerate(actions):
+        x, y = x0 + (i % 2) * (size + int(40 * s)), y0 + (i // 2) * (size + int(40 * s))
+        tile = _tile(label, rid, fn, (x, y, x + size, y + size), int(40 * s), int(36 * s))
+        tile.bg, tile.fg = c["surface_container_highest"], c["text"]
+        root.add(tile)
+
+
+def _tile(label: str, rid: str, on_click, bounds: tuple[int, int, int, int], radius: int, size: int) -> View:
+    """A rounded, labelled, clickable SystemUI tile (quick settings, the power menu)."""
+    return View(
+        cls="android.widget.LinearLayout",
+        package=PKG,
+        rid=f"{PKG}:id/{rid}",
+        text=label,
+        desc=label,
+        clickable=True,
+        focusable=True,
+        on_click=on_click,
+        shape="round",
+        radius=radius,
+        size=size,
+        align="center",
+        bounds=bounds,
+    )
 
 
 def swipe(phone, x1: float, y1: float, x2: float, y2: float) -> bool:

@@ -114,7 +114,12 @@ class Input:
         return data
 
     def read_line(self) -> bytes | None:
-        """One line with its newline; None at end of input."""
+        """One line with its newline; None at end of input. A host's stream that can give one line
+        (`read_line`) is read only that far, so `read` returns when the host sends a line, as on a device."""
+        line_fn = getattr(self._source, "read_line", None)
+        if self._data is None and line_fn is not None:
+            line = unlocked(self._lock, line_fn) if self._lock is not None else line_fn()
+            return bytes(line) or None
         data = self._load()
         if self._pos >= len(data):
             return None
@@ -259,7 +264,7 @@ def split_flags(
         if a == "--":
             rest += args[i + 1 :]
             break
-        if a.startswith("-") and len(a) > 1 and not a[1].isdigit():
+        if a.startswith("-") and len(a) > 1 and (not a[1].isdigit() or a[1] in flags):
             j = 1
             while j < len(a):
                 f = a[j]

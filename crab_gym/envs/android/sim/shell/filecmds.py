@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import os
 import shutil
 import stat as st
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 from .context import REGISTRY, CommandFn, Ctx, command, split_flags
 from .tokens import ShellError
@@ -24,7 +27,7 @@ def _mode_str(mode: int) -> str:
 
 @command("ls")
 def _ls(ctx: Ctx, args: list[str]) -> int:
-    flags, _, names = split_flags(args, "laA1RdhtrsFn")
+    flags, _, names = split_flags(args, "laA1RdhtrsFnuc")
     code = 0
     targets = names or ["."]
     if "R" in flags:
@@ -63,7 +66,8 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
                 ctx.print(f"total {len(items) * 8}")
             for e, h in items:
                 s = h.stat()
-                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.st_mtime))
+                stamp = s.st_atime if "u" in flags else s.st_ctime if "c" in flags else s.st_mtime
+                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(stamp))
                 if ctx.fs.is_device(ctx.fs.to_android(h)):
                     ctx.print(f"crw-rw-rw- 1 root root   1,   3 {when} {e}")
                     continue
@@ -75,25 +79,68 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
     return code
 
 
+Test = Callable[[Path, str, int], bool]  # (host path, shown path, depth) -> matches
+
+
+def _find_expr(args: list[str], opts: dict[str, int]) -> Test:
+    """find's expression: tests joined by -a (or nothing) and -o, `!` and parentheses; -maxdepth, -mindepth
+    and -print go to `opts` or always match."""
+
+    def primary() -> Test:
+        opt = args.pop(0)
+        if opt in ("!", "-not"):
+            inner = primary()
+            return lambda h, s, d: not inner(h, s, d)
+        if opt == "(":
+            inner = disjunction()
+            if not args or args.pop(0) != ")":
+                raise ShellError("missing ')'", 1)
+            return inner
+        if opt in ("-maxdepth", "-mindepth") and args and args[0].isdigit():
+            opts[opt] = int(args.pop(0))
+            return lambda h, s, d: True
+        if opt in ("-print", "-print0"):
+            return lambda h, s, d: True
+        if opt in ("-name", "-iname", "-type", "-path") and args:
+            val = args.pop(0)
+            if opt == "-name":
+                return lambda h, s, d: fnmatch.fnmatchcase(h.name if d else s.rsplit("/", 1)[-1], val)
+            if opt == "-iname":
+                return lambda h, s, d: fnmatch.fnmatch(
+                    (h.name if d else s.rsplit("/", 1)[-1]).lower(), val.lower()
+                )
+            if opt == "-path":
+                return lambda h, s, d: fnmatch.fnmatchcase(s, val)
+            return lambda h, s, d: (val == "d") == h.is_dir()
+        if opt in ("-name", "-iname", "-type", "-path", "-maxdepth", "-mindepth"):
+            raise ShellError(f"'{opt}' needs 1 arg", 1)
+        raise ShellError(f"Unknown option '{opt}'", 1)
+
+    def conjunction() -> Test:
+        parts = [primary()]
+        while args and args[0] not in ("-o", "-or", ")"):
+            if args[0] in ("-a", "-and"):
+                args.pop(0)
+            parts.append(primary())
+        return lambda h, s, d: all(t(h, s, d) for t in parts)
+
+    def disjunction() -> Test:
+        parts = [conjunction()]
+        while args and args[0] in ("-o", "-or"):
+            args.pop(0)
+            parts.append(conjunction())
+        return lambda h, s, d: any(t(h, s, d) for t in parts)
+
+    return disjunction() if args else (lambda h, s, d: True)
+
+
 @command("find")
 def _find(ctx: Ctx, args: list[str]) -> int:
-    import fnmatch
-
     roots = []
-    while args and not args[0].startswith("-"):
+    while args and not args[0].startswith("-") and args[0] not in ("(", "!"):
         roots.append(args.pop(0))
-    tests: list[tuple[str, str]] = []
-    maxdepth = 1 << 30
-    while args:
-        opt = args.pop(0)
-        if opt in ("-name", "-iname", "-type") and args:
-            tests.append((opt, args.pop(0)))
-        elif opt == "-maxdepth" and args:
-            maxdepth = int(args.pop(0))
-        elif opt == "-print":
-            pass
-        else:
-            raise ShellError(f"Unknown option '{opt}'", 1)
+    opts = {"-maxdepth": 1 << 30, "-mindepth": 0}
+    test = _find_expr(list(args), opts)
     code = 0
     for root in roots or ["."]:
         base = ctx.fs.resolve(root, ctx.shell.cwd)
@@ -104,17 +151,9 @@ def _find(ctx: Ctx, args: list[str]) -> int:
         todo = [(base, root.rstrip("/") or "/", 0)]
         while todo:
             host, shown, depth = todo.pop(0)
-            ok = True
-            for opt, val in tests:
-                if opt == "-name":
-                    ok = ok and fnmatch.fnmatchcase(host.name if depth else shown.rsplit("/", 1)[-1], val)
-                elif opt == "-iname":
-                    ok = ok and fnmatch.fnmatch(host.name.lower(), val.lower())
-                elif opt == "-type":
-                    ok = ok and ((val == "d") == host.is_dir())
-            if ok:
+            if depth >= opts["-mindepth"] and test(host, shown, depth):
                 ctx.print(shown)
-            if host.is_dir() and depth < maxdepth:
+            if host.is_dir() and depth < opts["-maxdepth"]:
                 todo[0:0] = [(c, f"{shown.rstrip('/')}/{c.name}", depth + 1) for c in sorted(host.iterdir())]
     return code
 

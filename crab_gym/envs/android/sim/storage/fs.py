@@ -51,13 +51,24 @@ class Sandbox:
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = Path(root).resolve()
         self.on_change: Callable[[], None] | None = None  # told when a command or a push changes files
+        self.virtual: dict[str, Callable[[], bytes]] = {}  # kernel files (/proc): made when read
         self._skeleton()
 
     def _skeleton(self) -> None:
         for d in SKELETON:
             (self.root / d).mkdir(parents=True, exist_ok=True)
-        for dev in DEVICES:
-            (self.root / dev.lstrip("/")).touch(exist_ok=True)
+        for dev in (*DEVICES, *self.virtual):
+            host = self.root / dev.lstrip("/")
+            host.parent.mkdir(parents=True, exist_ok=True)
+            host.touch(exist_ok=True)
+
+    def add_virtual(self, path: str, make: Callable[[], bytes]) -> None:
+        """A read-only kernel file: an empty placeholder in the sandbox (so ls, find and test see it) whose
+        bytes `make` gives at each read, as /proc's are made when read."""
+        self.virtual[path] = make
+        host = self.root / path.lstrip("/")
+        host.parent.mkdir(parents=True, exist_ok=True)
+        host.touch(exist_ok=True)
 
     def is_device(self, path: str, cwd: str = "/") -> bool:
         """True for a character device such as /dev/null (`test -c`, `ls -l` show it as one)."""
@@ -92,6 +103,9 @@ class Sandbox:
 
     def read_bytes(self, path: str) -> bytes:
         device = self.android_path(path)
+        make = self.virtual.get(device)
+        if make is not None:
+            return make()
         if device in DEVICES:
             if device == "/dev/zero":
                 return bytes(DEVICE_READ_SIZE)
@@ -108,6 +122,8 @@ class Sandbox:
     def write_bytes(self, path: str, data: bytes, append: bool = False) -> None:
         if self.android_path(path) in DEVICES:  # the shell sends /dev/tty and /dev/stdout to stdout first
             return
+        if self.android_path(path) in self.virtual:
+            raise FsError(f"{path}: Permission denied")
         host = self.resolve(path)
         if host.is_dir():
             raise FsError(f"{path}: Is a directory")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..shell.context import Ctx, command
 from ..shell.tokens import ShellError
 from . import intents, logcat
+from .activitydump import stack_remove
 from .alarms import start_timer
 from .dumpsys import stack_list
 from .intents import FLAG_NEW_TASK, FLAG_RECEIVER_FROM_SHELL, Intent, IntentError
@@ -186,6 +187,8 @@ def _am(ctx: Ctx, args: list[str]) -> int:
     if verb == "stack" and rest[:1] == ["list"]:
         stack_list(ctx)
         return 0
+    if verb in ("stack", "task") and rest[:1] == ["remove"]:
+        return stack_remove(ctx, rest[1:])
     if verb == "get-current-user":
         ctx.print("0")
         return 0

@@ -8,12 +8,24 @@ from __future__ import annotations
 
 from ..shell.context import Ctx, command
 from ..shell.tokens import ShellError
+from . import power
 from .am import _am
 from .keycodes import KEYCODES
 from .logcat import log
+from .network import cmd_bluetooth, cmd_connectivity, cmd_location, cmd_phone, cmd_wifi
+from .notifications import notification_cmd
 from .pm import _pm
 from .power import unlock
 from .providers import put_setting
+
+SERVICES = {
+    "wifi": cmd_wifi,
+    "connectivity": cmd_connectivity,
+    "location": cmd_location,
+    "phone": cmd_phone,
+    "bluetooth_manager": cmd_bluetooth,
+    "notification": notification_cmd,
+}
 
 PROPS = {
     "ro.product.model": "CrabPhone",
@@ -103,10 +115,14 @@ def _input(ctx: Ctx, args: list[str]) -> int:
         for code in (c for c in rest if not c.startswith("--")):
             try:
                 _log_key(ctx, code)
-                p.keyevent(int(code) if code.isdigit() else code)
+                if not (longpress and power.long_press(p, _keycode(code))):
+                    p.keyevent(int(code) if code.isdigit() else code)
             except ValueError as e:
                 raise ShellError(str(e), 1) from e
-        del longpress
+    elif verb == "keycombination" and rest:
+        return _keycombination(
+            ctx, [c for k, c in enumerate(rest) if c != "-t" and rest[k - 1 : k] != ["-t"]]
+        )
     elif verb == "press":
         p.keyevent(23)
     elif verb == "roll":
@@ -118,6 +134,40 @@ def _input(ctx: Ctx, args: list[str]) -> int:
             else f"Error: Invalid arguments for command: {verb}",
             1,
         )
+    return 0
+
+
+def _keycode(code: str) -> int:
+    number = int(code) if code.isdigit() else KEYCODES.get(code.upper().removeprefix("KEYCODE_"), -1)
+    if number < 0:
+        raise ValueError(f"Unknown keycode: {code}")
+    return number
+
+
+MODIFIERS = {57, 58, 59, 60, 113, 114, 117, 118}  # ALT, SHIFT, CTRL and META, left and right
+
+
+def _keycombination(ctx: Ctx, names: list[str]) -> int:
+    """`input keycombination KEY...`: the keys pressed together. POWER with VOLUME_DOWN takes a screenshot
+    (into /sdcard/Pictures/Screenshots, as SystemUI does); otherwise the keys that are not modifiers act as
+    pressed one after the other."""
+    try:
+        codes = [_keycode(n) for n in names]
+    except ValueError as e:
+        raise ShellError(str(e), 1) from e
+    p = ctx.phone
+    if set(codes) == {power.POWER, 25}:
+        if power.awake(p):
+            stamp = p.now_ms() // 1000
+            path = f"/sdcard/Pictures/Screenshots/Screenshot_{stamp}.png"
+            ctx.fs.write_bytes(path, p.screencap_png())
+        return 0
+    if set(codes) == {power.POWER, 24}:  # Pixel: power and volume up open the power menu
+        power.long_press(p, power.POWER)
+        return 0
+    for code in codes:
+        if code not in MODIFIERS:
+            p.keyevent(code)
     return 0
 
 
@@ -234,12 +284,6 @@ def _whoami(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-@command("uname")
-def _uname(ctx: Ctx, args: list[str]) -> int:
-    ctx.print("Linux" if not args else "Linux localhost 6.1.0-crab #1 SMP PREEMPT x86_64 Toybox")
-    return 0
-
-
 @command("setprop", "sync", "chmod", "chown")
 def _noop(ctx: Ctx, args: list[str]) -> int:
     return 0
@@ -247,7 +291,10 @@ def _noop(ctx: Ctx, args: list[str]) -> int:
 
 @command("cmd")
 def _cmd(ctx: Ctx, args: list[str]) -> int:
-    """`cmd SERVICE ...`: package, activity, statusbar, wifi and window, as their own commands answer."""
+    """`cmd [-w] SERVICE ...`: package, activity, statusbar, wifi, connectivity, location, window, appops,
+    input_method and deviceidle, as their own commands answer."""
+    if args[:1] == ["-w"]:  # wait for the service to be published: ours always are
+        args = args[1:]
     service, rest = (args[0], args[1:]) if args else ("", [])
     if service == "package":
         return _pm(ctx, rest)
@@ -255,8 +302,8 @@ def _cmd(ctx: Ctx, args: list[str]) -> int:
         return _am(ctx, rest)
     if service == "statusbar":
         return statusbar(ctx, rest)
-    if service == "wifi" and rest[:1] == ["set-wifi-enabled"]:
-        return svc(ctx, ["wifi", "enable" if rest[1:2] == ["enabled"] else "disable"])
+    if service in SERVICES:
+        return SERVICES[service](ctx, rest)
     if service == "window":
         return _wm(ctx, rest)
     ctx.eprint(f"Can't find service: {service}")

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
+import zlib
+
 from ..shell.context import Ctx, command
-from . import power
+from . import network, power
+from .activitydump import dump_activity, record
+from .ime import current_ime, dump_deviceidle
 from .packages import load
 from .pm import dump_package
 from .registry import APPS, short
-
-
-def _record(ctx: Ctx, short_form: bool = True) -> str:
-    pkg, cls = ctx.phone.focused_component()
-    act = ctx.phone.current
-    name = short(pkg, cls) if short_form else f"{pkg}/{cls}"
-    return f"ActivityRecord{{{act.task_id * 7919 % 0xFFFFFFF:07x} u0 {name} t{act.task_id}}}"
 
 
 @command("dumpsys")
@@ -35,26 +32,11 @@ def _dumpsys(ctx: Ctx, args: list[str]) -> int:
     elif what == "input":
         _input(ctx)
     elif what == "activity":
-        sub = args[1] if len(args) > 1 else "activities"
-        if sub == "top":
-            ctx.print("TASK 0 id=1")
-            ctx.print(
-                f"  ACTIVITY {short(pkg, cls)} {p.current.task_id * 7919 % 0xFFFFFFF:07x} "
-                f"pid={1000 + p.current.task_id}"
-            )
-        elif sub in ("activities", "a", "recents"):
-            ctx.print("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)")
-            ctx.print("Display #0 (activities from top to bottom):")
-            for act in reversed(p.stack):
-                app = APPS[act.package]
-                ctx.print(
-                    f"  * Hist #{act.task_id}: ActivityRecord{{0 u0 "
-                    f"{short(act.package, app.activity(act.screen))}"
-                    f" t{act.task_id}}}"
-                )
-            ctx.print(f"    mResumedActivity: {_record(ctx)}")
-            ctx.print(f"  topResumedActivity={_record(ctx)}")
-            ctx.print(f"  ResumedActivity: {_record(ctx)}")
+        dump_activity(ctx, args[1] if len(args) > 1 else "activities")
+    elif what == "wifi":
+        network.dump_wifi(ctx)
+    elif what == "deviceidle":
+        dump_deviceidle(ctx, args[1:])
     elif what == "display":
         ctx.print(
             f'  mBaseDisplayInfo=DisplayInfo{{"Built-in Screen", displayId 0, real {p.width} x {p.height}, '
@@ -81,9 +63,7 @@ def _dumpsys(ctx: Ctx, args: list[str]) -> int:
         ctx.print(f"  mCallIncomingNumber={p.current.state.get('number', '') if calling else ''}")
     elif what == "input_method":
         ctx.print("Input method service state:")
-        ctx.print(
-            "  mCurMethodId=com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
-        )
+        ctx.print(f"  mCurMethodId={current_ime(p)}")
         ctx.print("  mInputShown=false")
         ctx.print("  mIsInteractive=" + ("true" if power.awake(p) else "false"))
     elif what in ("SurfaceFlinger",):
@@ -91,14 +71,65 @@ def _dumpsys(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+def _focus_lines(ctx: Ctx, indent: str) -> None:
+    """mCurrentFocus (the keyguard's or the shade's window while they show) and mFocusedApp."""
+    p = ctx.phone
+    pkg, cls = p.focused_component()
+    locked = power.locked(p) and power.awake(p)
+    focus = "NotificationShade" if p.shade_open or locked else f"{pkg}/{cls}"
+    ctx.print(f"{indent}mCurrentFocus=Window{{{_hash(focus)} u0 {focus}}}")
+    ctx.print(f"{indent}mFocusedApp={record(ctx)}")
+
+
+def _hash(title: str) -> str:
+    """A window's identity hash: the same for the same window in every dump (mCurrentFocus names it)."""
+    return f"{zlib.crc32(title.encode()) & 0xFFFFFFF:07x}"
+
+
+def _window_list(ctx: Ctx) -> list[tuple[str, str, str, bool]]:
+    """(title, owner package, type, visible) of every window, top of the z-order first."""
+    p = ctx.phone
+    system = "com.android.systemui"
+    wins = [
+        ("NavigationBar0", system, "NAVIGATION_BAR", power.awake(p)),
+        ("NotificationShade", system, "NOTIFICATION_SHADE", p.shade_open or power.locked(p)),
+        ("StatusBar", system, "STATUS_BAR", power.awake(p)),
+    ]
+    top = True
+    for act in reversed(p.stack):
+        cls = APPS[act.package].activity(act.screen)
+        shown = top and power.awake(p) and not power.locked(p)  # the keyguard hides the app
+        wins.append((f"{act.package}/{cls}", act.package, "BASE_APPLICATION", shown))
+        top = False
+    wins.append(("com.android.systemui.wallpapers.ImageWallpaper", system, "WALLPAPER", False))
+    return wins
+
+
 def _windows(ctx: Ctx) -> None:
     p = ctx.phone
     pkg, cls = p.focused_component()
     ctx.print("WINDOW MANAGER WINDOWS (dumpsys window windows)")
-    locked = power.locked(p) and power.awake(p)
-    focus = "NotificationShade" if p.shade_open or locked else f"{pkg}/{cls}"
-    ctx.print(f"  mCurrentFocus=Window{{{p.current.task_id * 104729 % 0xFFFFFFF:07x} u0 {focus}}}")
-    ctx.print(f"  mFocusedApp={_record(ctx)}")
+    for k, (title, owner, kind, visible) in enumerate(_window_list(ctx)):
+        ctx.print(f"  Window #{k} Window{{{_hash(title)} u0 {title}}}:")
+        ctx.print(
+            f"    mDisplayId=0 rootTaskId=1 mSession=Session{{{_hash(owner)} 560:1000}} "
+            f"mClient=android.os.BinderProxy@{_hash(title + kind)}"
+        )
+        ctx.print(
+            f"    mOwnerUid=10120 showForAllUsers={'true' if owner != pkg else 'false'} "
+            f"package={owner} appop=NONE"
+        )
+        ctx.print(f"    mAttrs={{(0,0)(fillxfill) sim={{adjust=resize}} ty={kind} fmt=TRANSLUCENT}}")
+        shown = "true" if visible else "false"
+        ctx.print(f"    mViewVisibility=0x{0 if visible else 8} mHaveFrame=true mObscured=false")
+        ctx.print(f"    mHasSurface={shown} isReadyForDisplay()={shown}")
+        ctx.print(f"    isOnScreen={shown}")
+        ctx.print(f"    isVisible={shown}")
+    ctx.print()
+    ctx.print("  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw411dp w411dp h914dp 420dpi nrml port}")
+    ctx.print("  mHasPermanentDpad=false")
+    ctx.print("  mTopFocusedDisplayId=0")
+    _focus_lines(ctx, "  ")
     ctx.print(f"  mTopFullscreenOpaqueWindowState=Window{{0 u0 {pkg}/{cls}}}")
     ctx.print(f"  mDisplayInfo: app {p.width} x {p.height} real {p.width} x {p.height} density {p.density}")
 
@@ -113,6 +144,7 @@ def _displays(ctx: Ctx) -> None:
     ctx.print("    mCurrentRotation=ROTATION_0")
     ctx.print("    mCurrentAppOrientation=SCREEN_ORIENTATION_UNSPECIFIED")
     ctx.print("    mRotation=0 mDeferredRotationPauseCount=0")
+    _focus_lines(ctx, "    ")  # Android 10+ prints the focus per display (appium-adb reads it here)
     for line in power.display_policy_lines(ctx):
         ctx.print(line)
 

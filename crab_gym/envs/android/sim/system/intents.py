@@ -264,6 +264,8 @@ def resolve(intent: Intent) -> Target | None:
             return Target("com.google.android.gm", "compose", {"fields": fields, "focus": "body"})
         if scheme == "tel" and act == "android.intent.action.VIEW":
             return Target("com.google.android.dialer", "keypad", {"fields": {"digits": data[4:]}})
+        if scheme == "content" and act == "android.intent.action.VIEW":
+            return _view_content(data)
         return None
     if act == "android.intent.action.DIAL":
         digits = data[4:] if scheme == "tel" else ""
@@ -283,6 +285,24 @@ def resolve(intent: Intent) -> Target | None:
     if act in ACTION_SCREENS:
         pkg, screen = ACTION_SCREENS[act]
         return Target(pkg, screen)
+    return None
+
+
+def _view_content(uri: str) -> Target | None:
+    """VIEW on a provider's uri: the contacts list or a contact (content://contacts/people/[ID],
+    content://com.android.contacts/contacts/[ID]), the calendar at a time or an event
+    (content://com.android.calendar/time/MS, .../events/ID)."""
+    authority, _, path = uri[len("content://") :].partition("/")
+    parts = [x for x in path.split("/") if x]
+    last = parts[-1] if parts and parts[-1].isdigit() else None
+    if (authority, parts[:1]) in (("contacts", ["people"]), ("com.android.contacts", ["contacts"])):
+        if last is None:
+            return Target("com.android.contacts")
+        return Target("com.android.contacts", "detail", {"contact_id": int(last)})
+    if authority == "com.android.calendar" and parts[:1] == ["time"]:
+        return Target("com.google.android.calendar")
+    if authority == "com.android.calendar" and parts[:1] == ["events"] and last is not None:
+        return Target("com.google.android.calendar", "detail", {"event_id": int(last)})
     return None
 
 

@@ -27,4 +27,12 @@ KEYCODES = {
     "SLEEP": 223,
     "MOVE_HOME": 122,
     "MOVE_END": 123,
+    "ALT_LEFT": 57,
+    "ALT_RIGHT": 58,
+    "SHIFT_LEFT": 59,
+    "SHIFT_RIGHT": 60,
+    "CTRL_LEFT": 113,
+    "CTRL_RIGHT": 114,
+    "META_LEFT": 117,
+    "META_RIGHT": 118,
 }

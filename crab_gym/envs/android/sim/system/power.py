@@ -12,8 +12,10 @@ from __future__ import annotations
 from ..ui.view import View
 from . import logcat
 from .clock import status_bar_time
+from .providers import get_setting
 
-ENDCALL, POWER, MENU, SLEEP, WAKEUP = 6, 26, 82, 223, 224
+HOME, BACK, ENDCALL, POWER, MENU, SLEEP, WAKEUP = 3, 4, 6, 26, 82, 223, 224
+END_BUTTON_HOME, END_BUTTON_SLEEP = 1, 2  # Settings.System.end_button_behavior bits (default: sleep)
 PKG = "com.android.systemui"
 BLACK = (0, 0, 0)
 
@@ -57,13 +59,51 @@ def unlock(phone) -> None:
         phone.invalidate()
 
 
+def power_menu(phone) -> bool:
+    return getattr(phone, "power_menu", False)
+
+
+def close_menu(phone) -> None:
+    phone.power_menu = False
+    phone.invalidate()
+
+
+def long_press(phone, code: int) -> bool:
+    """A long press of POWER opens the power menu (GlobalActions) over whatever shows; True if handled."""
+    if code != POWER:
+        return False
+    if not awake(phone):
+        wake(phone)
+    phone.power_menu, phone.shade_open = True, False
+    logcat.log(phone, "D", "GlobalActionsDialogLite", "showing power menu")
+    phone.invalidate()
+    return True
+
+
+def _end_call(phone) -> None:
+    """ENDCALL: hangs up a call; with none, does what end_button_behavior says (home, then sleep by default,
+    as PhoneWindowManager does on the key's release). Asleep, it is not a wake key."""
+    if in_call(phone):
+        phone.back()  # hangs up: the in-call screen closes
+        return
+    if not awake(phone):
+        return
+    raw = get_setting(phone, "system", "end_button_behavior")
+    behavior = int(raw) if raw and raw.isdigit() else END_BUTTON_SLEEP
+    if behavior & END_BUTTON_HOME and not locked(phone):
+        phone.home()
+    if behavior & END_BUTTON_SLEEP:
+        sleep(phone, "end_call_button")
+
+
 def key(phone, code: int) -> bool:
     """Handle a key the power state decides; True when the key was consumed here."""
-    if code == ENDCALL and awake(phone) and not locked(phone):
-        if in_call(phone):
-            phone.back()  # hangs up: the in-call screen closes
-        else:
-            sleep(phone, "end_call_button")  # with no call, ENDCALL turns the screen off
+    if power_menu(phone) and code in (HOME, BACK, POWER, ENDCALL, 111):
+        close_menu(phone)  # the menu is a dialog: back, home or a power press dismiss it
+        if code not in (POWER, ENDCALL):
+            return True
+    if code == ENDCALL:
+        _end_call(phone)
         return True
     if code == POWER:
         (sleep if awake(phone) else wake)(phone)

@@ -197,6 +197,8 @@ def _settings_cmd(ctx: Ctx, args: list[str]) -> int:
     elif len(args) >= 3 and args[0] == "delete":
         put_setting(ctx.phone, args[1], args[2], None)
         ctx.print("Deleted 1 rows")
+    elif len(args) >= 3 and args[0] == "reset":
+        return _settings_reset(ctx, args[1], args[2])
     elif len(args) >= 2 and args[0] == "list":
         with ctx.phone.lock:
             sql = f"SELECT name, value FROM {_ns(args[1])} ORDER BY name"
@@ -207,9 +209,31 @@ def _settings_cmd(ctx: Ctx, args: list[str]) -> int:
         ctx.eprint(
             "usage:  settings [--user <USER_ID> | current] get namespace key\n"
             "        settings [--user <USER_ID> | current] put namespace key value\n"
-            "        settings [--user <USER_ID> | current] list namespace"
+            "        settings [--user <USER_ID> | current] list namespace\n"
+            "        settings [--user <USER_ID> | current] reset namespace {PACKAGE_NAME | RESET_MODE}"
         )
         return 255
+    return 0
+
+
+def _settings_reset(ctx: Ctx, namespace: str, mode: str) -> int:
+    """`settings reset NAMESPACE untrusted_defaults|untrusted_clear|trusted_defaults|PACKAGE`: the defaults
+    modes put the namespace back to the phone's defaults and delete what has none (the shell set it); a
+    package resets what it set (no app here sets settings, so nothing changes)."""
+    defaults = db.SETTINGS.get(namespace)
+    if defaults is None:
+        ctx.eprint(f"Invalid namespace '{namespace}'. Must be one of: system, secure, global")
+        return 255
+    if mode not in ("untrusted_defaults", "untrusted_clear", "trusted_defaults"):
+        return 0
+    with ctx.phone.lock:
+        rows = ctx.phone.readers.rows(db.SETTINGS_DB, f"SELECT name FROM {namespace}")
+    for (name,) in rows:
+        if name not in defaults:  # set by the shell, an untrusted package: no default to go back to
+            put_setting(ctx.phone, namespace, name, None)
+    for name, value in defaults.items():
+        if get_setting(ctx.phone, namespace, name) != value:
+            put_setting(ctx.phone, namespace, name, value)
     return 0
 
 

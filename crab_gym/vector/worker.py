@@ -1,0 +1,178 @@
+"""A worker process of :class:`~crab_gym.vector.BatchedVectorEnv`: a ``SyncVectorEnv`` of its share of the
+envs, stepped as one batch per message, its observations written straight into the shared buffer.
+
+The worker answers every command with ``("ok", payload)`` or ``("error", "Type: message", traceback)``, and
+announces itself with ``("ready", pid)`` once its envs are made. Infos are merged here, per worker, with
+gymnasium's own ``_add_info``; the parent only places each worker's batch at its offset
+(:func:`place_infos`), which gives the same dict as merging env by env.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import traceback
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+from gymnasium import Env, Space, Wrapper, spaces
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector.utils import iterate, write_to_shared_memory
+
+__all__ = ["ResetAhead", "is_wrapped", "place_infos", "serve", "split_batch"]
+
+
+def is_wrapped(env: Env, wrapper_class: type) -> bool:
+    """Whether ``wrapper_class`` is among ``env``'s wrappers."""
+    while True:
+        if isinstance(env, wrapper_class):
+            return True
+        if not isinstance(env, Wrapper):
+            return False
+        env = env.env
+
+
+class ResetAhead(Wrapper):
+    """An env whose next plain ``reset()`` can be done ahead of time (:meth:`reset_ahead`): with
+    ``NEXT_STEP`` the step after an episode ends is that env's ``reset()``, and a worker that has sent its
+    answer does it while it would otherwise wait. A reset with a seed or options discards it."""
+
+    def __init__(self, env: Env) -> None:
+        super().__init__(env)
+        self._ahead: tuple[Any, dict[str, Any]] | None = None
+
+    @classmethod
+    def make(cls, env_fn: Callable[[], Env]) -> ResetAhead:
+        return cls(env_fn())
+
+    def reset_ahead(self) -> None:
+        """Reset now; an error is left for the real ``reset()`` to raise, in its answer."""
+        try:
+            self._ahead = self.env.reset()
+        except Exception:  # noqa: BLE001 - reset() tries again and raises it where it is answered
+            self._ahead = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and seed is None and options is None:
+            return ahead
+        return self.env.reset(seed=seed, options=options)
+
+
+def split_batch(space: Space, batch: Any, part: slice) -> Any:
+    """The envs ``part`` of a batch of ``space`` (a single env's space), batched the same way."""
+    if isinstance(space, spaces.Dict):
+        return {k: split_batch(s, batch[k], part) for k, s in space.spaces.items()}
+    if isinstance(space, spaces.Tuple):
+        return tuple(split_batch(s, b, part) for s, b in zip(space.spaces, batch, strict=True))
+    if isinstance(space, (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)):
+        return batch[part]
+    return tuple(batch)[part]  # Text, Graph, Sequence, ...: batched as a tuple of single values
+
+
+def place_infos(out: dict[str, Any], infos: dict[str, Any], part: slice, num_envs: int) -> dict[str, Any]:
+    """Put one worker's merged infos (arrays over its envs) at ``part`` of ``out`` (arrays over all
+    ``num_envs``). A key first seen here gets an array of the dtype this worker gave it, zeros (``None`` for
+    objects) elsewhere: the dtype ``_add_info`` takes from the first env that has the key."""
+    for key, value in infos.items():
+        if isinstance(value, dict):
+            out[key] = place_infos(out.get(key, {}), value, part, num_envs)
+            continue
+        if key not in out:
+            if value.dtype == object:
+                out[key] = np.full(num_envs, None, dtype=object)
+            else:
+                out[key] = np.zeros((num_envs, *value.shape[1:]), dtype=value.dtype)
+        out[key][part] = value
+    return out
+
+
+def serve(
+    env_fns: Sequence[Callable[[], Env]],
+    start: int,
+    conn: Connection,
+    parent_end: Connection,
+    shared: Any,
+    spaces_: tuple[Space, Space],
+    autoreset_mode: AutoresetMode,
+    reset_ahead: bool,
+) -> None:
+    """The worker's loop: make the envs (``env_fns``, cloudpickled factories) at offset ``start``, then
+    answer commands until ``close`` or until the parent's end of the pipe is gone. With ``reset_ahead`` (and
+    ``NEXT_STEP``), the envs a step ended are reset after the answer is sent (:class:`ResetAhead`)."""
+    parent_end.close()  # else the worker never sees the parent go
+    try:
+        ahead = reset_ahead and autoreset_mode == AutoresetMode.NEXT_STEP
+        vec = _make(
+            [functools.partial(ResetAhead.make, f) for f in env_fns] if ahead else env_fns,
+            spaces_,
+            autoreset_mode,
+        )
+    except BaseException as e:  # noqa: BLE001 - the parent reports it
+        _send(conn, ("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=5)))
+        return
+    single_obs = spaces_[0]
+    try:
+        conn.send(("ready", os.getpid()))
+        while True:
+            command, data = conn.recv()
+            try:
+                if command == "close":
+                    vec.close()
+                    conn.send(("ok", None))
+                    return
+                result = _run(vec, command, data)
+                if command in ("reset", "step") and shared is not None:
+                    mask = data[2] if command == "reset" else None
+                    for i, obs in enumerate(iterate(vec.observation_space, result[0])):
+                        if mask is None or mask[i]:
+                            write_to_shared_memory(single_obs, start + i, obs, shared)
+                    result = (None, *result[1:])
+                conn.send(("ok", result))
+                if command == "step" and ahead:
+                    for k in np.flatnonzero(np.logical_or(result[2], result[3])):
+                        vec.envs[k].reset_ahead()  # type: ignore[attr-defined]  # a ResetAhead (above)
+            except Exception as e:  # noqa: BLE001 - raised again in the parent; the worker goes on
+                conn.send(("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=5)))
+    except (EOFError, OSError, KeyboardInterrupt):  # the parent went away
+        pass
+    finally:
+        vec.close()
+
+
+def _make(
+    env_fns: Sequence[Callable[[], Env]], spaces_: tuple[Space, Space], mode: AutoresetMode
+) -> SyncVectorEnv:
+    vec = SyncVectorEnv(env_fns, copy=False, autoreset_mode=mode)
+    if vec.single_observation_space != spaces_[0] or vec.single_action_space != spaces_[1]:
+        vec.close()
+        raise RuntimeError("a worker's envs have other spaces than the first env's")
+    return vec
+
+
+def _run(vec: SyncVectorEnv, command: str, data: Any) -> Any:
+    if command == "step":
+        return vec.step(data)
+    if command == "reset":
+        seeds, options, mask = data
+        if mask is not None:
+            options = {**(options or {}), "reset_mask": mask}
+        return vec.reset(seed=seeds, options=options)
+    if command == "call":
+        name, args, kwargs = data
+        return vec.call(name, *args, **kwargs)
+    if command == "wrapped":
+        return tuple(is_wrapped(env, data) for env in vec.envs)
+    if command == "set_attr":
+        name, values = data
+        return vec.set_attr(name, list(values))
+    raise ValueError(f"unknown command {command!r}; commands: step, reset, call, set_attr, wrapped, close")
+
+
+def _send(conn: Connection, message: tuple) -> None:
+    try:
+        conn.send(message)
+    except (OSError, BrokenPipeError):
+        pass

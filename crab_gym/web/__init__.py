@@ -1,0 +1,10 @@
+"""The offline web: stand-in sites at their real host names, content generated from a seed, served over TLS
+from a per-session CA inside each desktop session's network namespace. A low layer: it imports no env.
+
+``WebWorld(seed)`` is the content (what tasks draw from and the oracle reads); ``crab_gym.web.server`` serves
+it; ``crab_gym.web.content.places.Maps`` is the maps API the phone's Maps app shares.
+"""
+
+from crab_gym.web.content.world import WebWorld
+
+__all__ = ["WebWorld"]
