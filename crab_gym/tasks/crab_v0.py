@@ -152,7 +152,6 @@ CRAB_V0: dict[str, CrabSubTask] = {
         "partly covered image may pass) and compares centres. CRAB also wants GIMP's empty-window title"),
     "8491e674-596b-452b-9e0e-58a44d90f947": CrabSubTask(
         "VS Code: paste the clipboard, save as {file_path}", "text_editor_paste_clipboard",
-        {"file_path": "path"},
         compare="VS Code is in no registry we reach: ours is Mousepad, and the instruction names it. Same "
         "check on the file (each clipboard line within its line); CRAB also wants a window titled 'Visual "
         "Studio Code', ours none; ours fails an empty clipboard, CRAB's passes it"),

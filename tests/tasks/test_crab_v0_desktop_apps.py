@@ -23,8 +23,8 @@ from crab_gym.envs.desktop.image_evaluators import brightness, locate
 from crab_gym.rollout import rollout
 from crab_gym.tasks import load_tasks
 from crab_gym.tasks.generator import templates_for
-from crab_gym.tasks.templates.desktop.editors import clipboard_text
-from crab_gym.tasks.templates.desktop.images import GIMP_BRIGHTEN_IMAGE, GIMP_COMBINE_LEFT_RIGHT, image_bytes
+from crab_gym.tasks.templates.desktop.crab_extra import seeded_picture, seeded_text
+from crab_gym.tasks.templates.desktop.images import GIMP_BRIGHTEN_IMAGE, GIMP_COMBINE_LEFT_RIGHT
 
 BRIGHTER = "cc1adae7-bef9-4c8a-865d-00d44486dd69"
 COMBINE = "4cf246ea-0a7f-43da-84b6-61d74a2699af"
@@ -96,19 +96,17 @@ def test_template_is_well_formed_and_unsampled(template) -> None:
     assert template.id not in {t.id for t in templates_for()}
 
 
-def test_seeded_image_is_mid_grey_and_brightness_orders_edits() -> None:
-    data = image_bytes("~/assets/x.png")
-    assert data == image_bytes("~/assets/x.png") != image_bytes("~/assets/y.png")
+def test_seeded_picture_is_mid_grey_and_brightness_orders_edits() -> None:
+    data = seeded_picture("~/assets/x.png")
     level = brightness(data)
     lighter, darker = brightness(_brightened(data, 1.3)), brightness(_brightened(data, 0.7))
     assert level is not None and lighter is not None and darker is not None
     assert 60 < level < 190 and lighter > level > darker
     assert brightness(b"not an image") is None
-    assert image_bytes("~/p.jpg")[:2] == b"\xff\xd8"  # JPEG by extension
 
 
 def test_locate_finds_whole_images_at_their_size_or_scaled() -> None:
-    a, b = image_bytes("~/a.png"), image_bytes("~/b.jpg")
+    a, b = seeded_picture("~/a.png"), seeded_picture("~/b.jpg")
     assert locate(a, _collage((a, 0), (b, 320))) == (0, 0, 320, 240)
     assert locate(b, _png(_img(_collage((a, 0), (b, 320))), "JPEG")) == (320, 0, 640, 240)
     assert locate(b, _collage((a, 0), (b, 320), scale=0.5)) == (160, 0, 320, 120)
@@ -133,9 +131,6 @@ def test_paste_loads_naming_the_editor_we_have(tmp_path: Path) -> None:
     assert sub.attributes == {"file_path": "~/assets/clipboard.md"}
     assert "Mousepad" in sub.instruction and "VS Code" not in sub.instruction
     assert "text_editor_paste_clipboard" not in {t.id for t in templates_for()}
-    text = clipboard_text("~/assets/clipboard.md")
-    assert text == clipboard_text("~/assets/clipboard.md") != clipboard_text("~/b.txt")
-    assert text.count("\n") == 1
 
 
 @pytest.fixture(scope="module")
@@ -222,13 +217,13 @@ def test_only_left_then_right_passes(env, tmp_path: Path, layout: str, solved: b
     [(None, False), ("", False), ("first only", False), ("swapped", False), ("clip", True)],
 )
 def test_only_the_clipboard_lines_pass(env, tmp_path: Path, content: str | None, solved: bool) -> None:
-    """The clipboard holds the setup's two lines; the file must hold each in its line (more text around
-    it allowed, as CRAB's)."""
-    first, second = clipboard_text("~/assets/clipboard.md").split("\n")
+    """The clipboard holds the setup's lines; the file must hold each in its line (more text around it
+    allowed, as CRAB's)."""
+    lines = seeded_text("~/assets/clipboard.md").strip().split("\n")
     text = {
-        "first only": f"{first}\n",
-        "swapped": f"{second}\n{first}\n",
-        "clip": f"# {first}\n{second} .\n",
+        "first only": f"{lines[0]}\n",
+        "swapped": "\n".join([lines[1], lines[0], *lines[2:]]),
+        "clip": "\n".join(f"# {ln} ." for ln in lines),
     }.get(content or "", content)
     files = {} if text is None else {"~/assets/clipboard.md": lambda r: text.encode()}
     assert _final_state(env, _task(tmp_path, PASTE), files) is solved

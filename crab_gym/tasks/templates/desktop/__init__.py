@@ -58,7 +58,7 @@ CRAB_ONLY = (
     crab_extra.CRAB_EXTRA
     + crab_office.CRAB_OFFICE
     + web.WEB_TEMPLATES
-    + (images.GIMP_BRIGHTEN_IMAGE, images.GIMP_COMBINE_LEFT_RIGHT, editors.TEXT_EDITOR_PASTE_CLIPBOARD)
+    + (images.GIMP_BRIGHTEN_IMAGE, images.GIMP_COMBINE_LEFT_RIGHT)
 )
 for _template in DESKTOP_TEMPLATES + CRAB_ONLY:
     register(_template)

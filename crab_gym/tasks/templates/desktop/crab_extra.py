@@ -220,6 +220,30 @@ WRITER_PASTE = SubTaskTemplate(
     output=lambda file_path: file_path,
 )
 
+# CRAB names VS Code, which no registry we reach has: the desktop's editor, Mousepad, stands in.
+TEXT_EDITOR_PASTE = SubTaskTemplate(
+    id="text_editor_paste_clipboard",
+    description=(
+        "Paste the text on the clipboard into a new document in the Text Editor (Mousepad) and save it "
+        "as {file_path}."
+    ),
+    attributes={"file_path": "path"},
+    evaluator=lambda file_path: [
+        ev.file_exists(path=file_path),
+        ev.file_lines_hold_clipboard(path=file_path),
+    ],
+    setup=_paste_setup,
+    solution=lambda file_path: [
+        step("search_application", name="text editor"),
+        step("hotkey", keys=["ctrl", "v"]),
+        *save_as(file_path),
+    ],
+    platforms=PLATFORMS,
+    apps=("text_editor",),
+    output_type="path",
+    output=lambda file_path: file_path,
+)
+
 
 CRAB_EXTRA: tuple[SubTaskTemplate, ...] = (
     TERMINAL_PRINT_FILE,
@@ -227,4 +251,5 @@ CRAB_EXTRA: tuple[SubTaskTemplate, ...] = (
     SETTINGS_BACKGROUND,
     COPY_BY_EXTENSION,
     WRITER_PASTE,
+    TEXT_EDITOR_PASTE,
 )

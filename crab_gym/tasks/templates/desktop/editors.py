@@ -1,8 +1,7 @@
-"""Text editor templates: Mousepad (write, append, copy, paste) and vim."""
+"""Text editor templates: Mousepad (write, append, copy) and vim."""
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -117,42 +116,4 @@ VIM_WRITE_FILE = SubTaskTemplate(
     output_type="path",
     output=lambda path, text: path,
     inputs=("text",),
-)
-
-
-# ---- CRAB v0: paste the clipboard (CRAB names VS Code; ours is Mousepad) --------------------------
-
-_CLIP_WORDS = ("harbour", "lantern", "orchid", "granite", "meadow", "copper", "violet", "summit", "river")
-
-
-def clipboard_text(path: str) -> str:
-    """The two lines the setup puts on the clipboard, drawn from the path (a seed of its own)."""
-    import random
-
-    rng = random.Random(zlib.crc32(path.encode()))
-    return "\n".join(" ".join(rng.sample(_CLIP_WORDS, 4)) + f" {rng.randint(10, 99)}" for _ in range(2))
-
-
-def _paste_setup(envs: Mapping[str, Any], path: str) -> None:
-    desktop(envs).set_clipboard(clipboard_text(path))
-
-
-TEXT_EDITOR_PASTE_CLIPBOARD = SubTaskTemplate(
-    id="text_editor_paste_clipboard",
-    description=(
-        "Paste the text on the clipboard into a new document in the Text Editor (Mousepad) and save it "
-        "as {path}."
-    ),
-    attributes={"path": "path"},
-    evaluator=lambda path: [ev.file_exists(path=path), ev.file_lines_hold_clipboard(path=path)],
-    setup=_paste_setup,
-    solution=lambda path: [
-        step("search_application", name="text editor"),
-        step("hotkey", keys=["ctrl", "v"]),
-        *save_as(path),
-    ],
-    platforms=PLATFORMS,
-    apps=("text_editor",),
-    output_type="path",
-    output=lambda path: path,
 )

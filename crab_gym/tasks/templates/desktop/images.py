@@ -1,10 +1,9 @@
-"""Image templates in GIMP (CRAB v0's GIMP sub-tasks): the setup draws the image from a seed with Pillow, the
-scripted solution works GIMP's menus and dialogs, the checks read the saved file."""
+"""Image templates in GIMP (CRAB v0's GIMP sub-tasks): the setup draws each picture from its file name
+(:func:`seeded_picture`, 320x240, which the solutions rely on), the scripted solution works GIMP's menus and
+dialogs, the checks read the saved file."""
 
 from __future__ import annotations
 
-import io
-import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,36 +11,10 @@ from crab_gym.core.tasks import Step, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.envs.desktop import image_evaluators as img_ev
 from crab_gym.tasks.templates.desktop.common import PLATFORMS, desktop, step
+from crab_gym.tasks.templates.desktop.crab_extra import seeded_picture
 
 IMAGE_SIZE = (320, 240)
 WAIT = Step("root", "wait", {"seconds": 1})
-
-
-def draw_image(seed: int, size: tuple[int, int] = IMAGE_SIZE) -> Any:
-    """A picture from ``seed``: a mid-grey gradient under coloured boxes, neither dark nor light, so it
-    can be made brighter or darker and is found again in a collage."""
-    import numpy as np
-    from PIL import Image, ImageDraw
-
-    rng = np.random.default_rng(seed)
-    w, h = size
-    base = np.linspace(70, 150, w)[None, :, None] + rng.uniform(-20, 20, 3)[None, None, :]
-    img = Image.fromarray(np.broadcast_to(base, (h, w, 3)).clip(0, 255).astype(np.uint8))
-    draw = ImageDraw.Draw(img)
-    for _ in range(8):
-        x0, y0 = int(rng.integers(0, w - 40)), int(rng.integers(0, h - 40))
-        x1, y1 = x0 + int(rng.integers(20, 120)), y0 + int(rng.integers(20, 90))
-        draw.rectangle((x0, y0, x1, y1), fill=tuple(int(c) for c in rng.integers(40, 200, 3)))
-    return img
-
-
-def image_bytes(path: str) -> bytes:
-    """The image a setup writes at ``path``: seeded by the path, in the format its extension names."""
-    fmt = {"jpg": "JPEG", "jpeg": "JPEG", "bmp": "BMP", "tif": "TIFF", "tiff": "TIFF"}
-    ext = path.rsplit(".", 1)[-1].lower()
-    out = io.BytesIO()
-    draw_image(zlib.crc32(path.encode())).save(out, fmt.get(ext, "PNG"))
-    return out.getvalue()
 
 
 def _home_relative(path: str) -> str:
@@ -89,7 +62,7 @@ def _dialog_field(value: int, tabs: int = 1) -> list[Step]:
 
 
 def _brighten_setup(envs: Mapping[str, Any], source: str, target: str) -> None:
-    desktop(envs).write_file(source, image_bytes(source))
+    desktop(envs).write_file(source, seeded_picture(source, IMAGE_SIZE))
 
 
 GIMP_BRIGHTEN_IMAGE = SubTaskTemplate(
@@ -128,7 +101,7 @@ def _combine_setup(envs: Mapping[str, Any], left: str | None, right: str | None,
     """Draw each image no predecessor makes (a fed one comes as None)."""
     for p in (left, right):
         if p is not None:
-            desktop(envs).write_file(p, image_bytes(p))
+            desktop(envs).write_file(p, seeded_picture(p, IMAGE_SIZE))
 
 
 _W, _H = IMAGE_SIZE
