@@ -128,12 +128,15 @@ GIMP_COMBINE_LEFT_RIGHT = SubTaskTemplate(
         step("hotkey", keys=["alt", "r"]),
         # File > Open as Layers: GIMP centres the new layer on the canvas, a quarter of the width in
         *open_image(right, keys=("ctrl", "alt", "o")),
-        # Layer > Transparency > Add Alpha Channel (alt+l, a, Enter), Layer > Layer to Image Size (alt+l,
-        # i: the new area transparent), then Layer > Transform > Offset (shift+ctrl+o) by that quarter: the
-        # right image ends at the right edge; OK (alt+o)
+        # Layer > Transparency > Add Alpha Channel (alt+l, a, h; a layer that has one already leaves the
+        # item off and the menus open: two Escapes close them), Layer > Layer to Image Size (alt+l, i: the
+        # new area transparent), then Layer > Transform > Offset (shift+ctrl+o) by that quarter: the right
+        # image ends at the right edge; OK (alt+o)
         step("hotkey", keys=["alt", "l"]),
         step("press", key="a"),
-        step("press", key="enter"),
+        step("press", key="h"),
+        step("press", key="esc"),
+        step("press", key="esc"),
         step("hotkey", keys=["alt", "l"]),
         step("press", key="i"),
         step("hotkey", keys=["shift", "ctrl", "o"]),
