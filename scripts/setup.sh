@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 DEBS=(
   xvfb xauth x11-utils x11-xserver-utils xdotool xclip openbox rofi
   dbus dbus-x11 at-spi2-core dconf-cli dconf-gsettings-backend gsettings-desktop-schemas
-  xfce4-terminal mousepad thunar vim
+  xfce4-terminal mousepad thunar vim gimp
   libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-gtk3
   python3 python3-venv python3-dev python3-gi python3-pyatspi python3-xlib gir1.2-atspi-2.0 gir1.2-gtk-3.0
   fonts-dejavu-core xfonts-base sqlite3 procps psmisc adb tesseract-ocr tesseract-ocr-eng

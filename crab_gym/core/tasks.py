@@ -95,6 +95,9 @@ class SubTaskTemplate:
     inputs: tuple[str, ...] = ()
     screen_setup: bool = False
     setup_inputs: tuple[str, ...] = ()
+    # ``setup_each``: the setup prepares each of its setup_inputs on its own (one file each), so a fed one is
+    # passed as None (its predecessor makes it) and the setup still prepares the others.
+    setup_each: bool = False
     # Attributes the agent must find out on the devices (a contact's number, a code in a message): checks
     # use them, the instruction does not state them. The task lint requires every other attribute a check
     # uses to appear in the instruction.
@@ -277,9 +280,10 @@ class Task:
             sub = self.subtasks[i]
             if sub.template.setup is None:
                 continue
-            if set(sub.template.setup_inputs) & self.fed_inputs(i):
+            fed = set(sub.template.setup_inputs) & self.fed_inputs(i)
+            if fed and not sub.template.setup_each:
                 continue
-            sub.template.setup(envs, **sub.attributes)
+            sub.template.setup(envs, **{k: None if k in fed else v for k, v in sub.attributes.items()})
 
     def solution(self) -> list[Step]:
         return [

@@ -2,8 +2,8 @@
 
 CRAB names its 35 sub-task templates by UUID. :data:`CRAB_V0` says, per UUID, what CRAB asks and which of
 our templates does the same, with CRAB's attribute names renamed to ours (the task keeps CRAB's names and
-values: :func:`crab_template` wraps our template under the UUID). A UUID our world cannot run yet names
-what it needs; loading a file that uses one fails with a one-line :class:`TaskFileError`.
+values: :func:`crab_template` wraps our template under the UUID). Every one of the 35 maps; a file naming
+another UUID fails with a one-line :class:`TaskFileError`.
 
 A sub-task that finds something (an event's title, a contact's email) has CRAB's ``output`` field: a fact of
 CRAB's phone. :attr:`CrabSubTask.output_as` names our hidden attribute that takes it, so our setup puts the
@@ -14,7 +14,6 @@ our value, and a later sub-task's attribute that held CRAB's value is given ours
 
 from __future__ import annotations
 
-import json
 import string
 from collections import Counter
 from collections.abc import Mapping
@@ -35,21 +34,16 @@ from crab_gym.core.tasks import (
 
 __all__ = ["CRAB_V0", "CrabSubTask", "crab_template", "import_report", "is_crab_dataset", "load_crab"]
 
-VSCODE = "VS Code or the closest real editor (issue 24 part 2)"
-GIMP = "GIMP on the desktop (issue 24 part 3)"
-TEMPLATE = "a template of ours not yet written (issue 24 part 1)"
-
 
 @dataclass(frozen=True)
 class CrabSubTask:
-    """One CRAB v0 sub-task: what it asks, and our template (with renames) or what it still needs."""
+    """One CRAB v0 sub-task: what it asks, and our template that does the same (with renames)."""
 
     asks: str
-    ours: str | None = None
+    ours: str
     renames: Mapping[str, str] = field(default_factory=dict)  # CRAB attribute -> ours
     fixed: Mapping[str, Any] = field(default_factory=dict)  # our attributes CRAB does not give
     compare: str = "same check"  # how CRAB's check differs from our evaluator
-    needs: str = ""
     # (our attribute, its value when CRAB's output is null): CRAB's `output` field read as setup data
     output_as: tuple[str, Any] | tuple[()] = ()
     # (our attribute, its value without a predecessor): what CRAB passes on the clipboard, not in the file;
@@ -153,11 +147,21 @@ CRAB_V0: dict[str, CrabSubTask] = {
         "Impress: make an image darker, save to {image_path_after_edit}", "impress_image_darker",
         compare="CRAB passes an unchanged copy, wants Impress in front; ours: darker, the same picture"),
     "cc1adae7-bef9-4c8a-865d-00d44486dd69": CrabSubTask(
-        "GIMP: make an image brighter, save to {image_path_after_edit}", needs=GIMP),
+        "GIMP: make an image brighter, save to {image_path_after_edit}", "gimp_brighten_image",
+        {"image_path_before_edit": "source", "image_path_after_edit": "target"},
+        compare="CRAB also wants a window titled 'GNU Image Manipulation Program' (GIMP's title with no "
+        "image open); ours reads the two files: same brightness measure"),
     "4cf246ea-0a7f-43da-84b6-61d74a2699af": CrabSubTask(
-        "GIMP: image 1 left of image 2, save to {output_path}", needs=GIMP),
+        "GIMP: image 1 left of image 2, save to {output_path}", "gimp_combine_left_right",
+        {"image_path_1": "left", "image_path_2": "right", "output_path": "path"},
+        compare="stricter: ours finds each image whole (not covered) at its size, half size or scaled to "
+        "the output's height or width, and image 1's centre left of image 2's; CRAB matches features (a "
+        "partly covered image may pass) and compares centres. CRAB also wants GIMP's empty-window title"),
     "8491e674-596b-452b-9e0e-58a44d90f947": CrabSubTask(
-        "VS Code: paste the clipboard, save as {file_path}", needs=VSCODE),
+        "VS Code: paste the clipboard, save as {file_path}", "text_editor_paste_clipboard",
+        compare="VS Code is in no registry we reach: ours is Mousepad, and the instruction names it. Same "
+        "check on the file (each clipboard line within its line); CRAB also wants a window titled 'Visual "
+        "Studio Code', ours none; ours fails an empty clipboard, CRAB's passes it"),
     "a313ea4d-e501-4971-b4fe-db2aad19eac1": CrabSubTask(
         "download {url} to {file_path}", "web_download", {"file_path": "path"},
         compare="same check: the file holds the URL's bytes (CRAB hashes both), served by the offline web"),
@@ -337,8 +341,6 @@ def crab_template(uuid: str) -> SubTaskTemplate:
     crab = CRAB_V0.get(uuid)
     if crab is None:
         raise KeyError(f"sub-task {uuid} is not one of CRAB v0's 35")
-    if crab.ours is None:
-        raise KeyError(f"CRAB sub-task {uuid} ({crab.asks}) needs {crab.needs}")
     ours = get_template(crab.ours)
     renames = {**crab.renames, **({OUTPUT: crab.output_as[0]} if crab.output_as else {})}
     to_crab = {o: c for c, o in renames.items()}
@@ -399,20 +401,16 @@ def load_crab(path: str | Path) -> list[Task]:
 
 def import_report(path: str | Path) -> tuple[list[Task], list[str]]:
     """Every task file of a CRAB dataset folder (or one file) tried: the tasks that load, and a summary:
-    how many files load and run today, how many files each missing piece holds back, a line per file."""
+    how many files load and run, and a line per file that does not, with its one-line error."""
     root = Path(path)
     files = _files(root)
     tasks: list[Task] = []
     failed: list[tuple[str, str]] = []
-    held: Counter[str] = Counter()
     for f in files:
         try:
             tasks += tasks_from_file(f, _lookup, _prepare)
         except TaskFileError as e:
-            needs = _needs_of(f)
-            held.update(needs)
-            name = str(f.relative_to(root) if root.is_dir() else f)
-            failed.append((name, f"needs {'; '.join(needs)}" if needs else str(e)))
+            failed.append((str(f.relative_to(root) if root.is_dir() else f), str(e)))
     kinds = Counter("cross-device" if len(t.platforms) > 1 else t.platforms[0] for t in tasks)
     lines = [
         f"{len(files) - len(failed)} of {len(files)} CRAB task files load and run today ("
@@ -420,24 +418,5 @@ def import_report(path: str | Path) -> tuple[list[Task], list[str]]:
         + ")"
     ]
     if failed:
-        lines.append(f"{len(failed)} do not yet; files held back by what they need:")
-        lines += [f"  {n:4d}  {need}" for need, n in held.most_common()]
         lines += [f"{name}: {why}" for name, why in failed]
     return tasks, lines
-
-
-def _needs_of(path: Path) -> list[str]:
-    """What a task file's CRAB sub-tasks still need (empty when the file fails for another reason)."""
-    try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
-    except (ValueError, RecursionError):
-        return []
-    items = data if isinstance(data, list) else [data]
-    uuids = [
-        e.get("task")
-        for d in items
-        if isinstance(d, Mapping) and isinstance(d.get("tasks"), list)
-        for e in d["tasks"]
-        if isinstance(e, Mapping)
-    ]
-    return sorted({CRAB_V0[u].needs for u in uuids if u in CRAB_V0 and CRAB_V0[u].needs})

@@ -40,7 +40,7 @@ PACKAGES: tuple[str, ...] = (
     "gsettings-desktop-schemas", "libglib2.0-bin",
     # the applications of the desktop templates
     "xfce4-terminal", "mousepad", "thunar", "vim", "libreoffice-writer", "libreoffice-calc",
-    "libreoffice-impress", "libreoffice-gtk3",
+    "libreoffice-impress", "libreoffice-gtk3", "gimp",
     # the probe agent: Debian's python3 with AT-SPI and Xlib
     "python3", "python3-gi", "python3-pyatspi", "gir1.2-atspi-2.0", "gir1.2-gtk-3.0", "python3-xlib",
     "fonts-dejavu-core", "xfonts-base",

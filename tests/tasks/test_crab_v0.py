@@ -24,7 +24,6 @@ CALL = "955d8773-dd7a-4072-b87c-7e546be7de4e"
 TASKS_ADD = "a3d11574-2acf-4b26-a569-a5dbc9d548af"
 GMAIL = "0090f116-e02b-4562-a20d-b5df38be963a"
 VIM = "0f589bf9-9b26-4581-8b78-2961b115ab49"
-VSCODE_PASTE = "8491e674-596b-452b-9e0e-58a44d90f947"
 MAPS_POSTCODE = "51b2463c-9904-4a32-81ba-507bfb89d61f"
 
 
@@ -71,10 +70,11 @@ CROSS = crab_file(
     (SMS, {"content": "Dinner at eight", "number": "5550142"}),
     adjlist="0 1\n1",
 )
-UNMAPPED = crab_file(  # a sub-task that still needs something (VS Code)
+NOT_CRAB = "00000000-1111-4222-8333-444444444444"  # a UUID that is none of CRAB v0's 35
+UNMAPPED = crab_file(
     "7a1f0c2e-0000-4000-8000-000000000006",
-    'Paste the clipboard into VS Code and save it as "/home/crab/Desktop/paste.txt".',
-    (VSCODE_PASTE, {"file_path": "/home/crab/Desktop/paste.txt"}),
+    "Do something CRAB v0 never asks.",
+    (NOT_CRAB, {"file_path": "/home/crab/Desktop/paste.txt"}),
     adjlist="0",
 )
 
@@ -95,10 +95,8 @@ def folder(tmp_path: Path) -> Path:
 
 def test_table_names_all_35_uuids() -> None:
     assert len(CRAB_V0) == 35
-    for uuid, sub in CRAB_V0.items():
-        assert (sub.ours is None) == bool(sub.needs), uuid
-        if sub.ours:
-            crab_template(uuid)  # our template wraps under CRAB's UUID and attribute names
+    for uuid in CRAB_V0:
+        crab_template(uuid)  # our template wraps under CRAB's UUID and attribute names
 
 
 def test_dataset_folder_loads_keeping_crab_names_and_values(folder: Path) -> None:
@@ -130,13 +128,12 @@ def test_adjlist_text_comments_and_errors(tmp_path: Path) -> None:
         load_tasks(str(path))
 
 
-def test_unmapped_uuid_is_a_one_line_error_naming_file_uuid_and_need(tmp_path: Path) -> None:
+def test_unknown_uuid_is_a_one_line_error_naming_file_and_uuid(tmp_path: Path) -> None:
     root = dataset(tmp_path / "dataset", {"ubuntu": [UNMAPPED]})
     with pytest.raises(TaskFileError) as e:
         load_tasks(str(root))
     msg = str(e.value)
-    assert "\n" not in msg and f"{UNMAPPED['id']}.json" in msg and VSCODE_PASTE in msg
-    assert "needs VS Code or the closest real editor" in msg and "issue 24 part 2" in msg
+    assert "\n" not in msg and f"{UNMAPPED['id']}.json" in msg and NOT_CRAB in msg
 
 
 def test_malformed_file_is_a_one_line_error_naming_file_and_field(tmp_path: Path) -> None:
@@ -148,13 +145,12 @@ def test_malformed_file_is_a_one_line_error_naming_file_and_field(tmp_path: Path
 
 
 def test_import_report_counts_what_loads_and_what_each_file_needs(folder: Path) -> None:
-    # the Maps sub-tasks run now (the phone's Maps app): that file loads; VS Code's still waits
     maps = crab_file("m", "d", (MAPS_POSTCODE, {"number": "63002", "country": "South Korea"}), adjlist="0")
     dataset(folder, {"ubuntu": [UNMAPPED], "android": [maps]})
     tasks, lines = import_report(folder)
     assert len(tasks) == 6
     assert lines[0] == "6 of 7 CRAB task files load and run today (4 android, 1 cross-device, 1 ubuntu)"
-    assert any(line.startswith(f"ubuntu/{UNMAPPED['id']}.json: needs VS Code") for line in lines)
+    assert any(line.startswith(f"ubuntu/{UNMAPPED['id']}.json: ") and NOT_CRAB in line for line in lines)
 
 
 def test_cli_import_crab(folder: Path) -> None:
@@ -168,7 +164,7 @@ def test_cli_import_crab(folder: Path) -> None:
         check=True,
     ).stdout
     assert out.startswith("5 of 6 CRAB task files load and run today (3 android, 1 cross-device, 1 ubuntu)")
-    assert "1  VS Code or the closest real editor (issue 24 part 2)" in out
+    assert f"ubuntu/{UNMAPPED['id']}.json: " in out and NOT_CRAB in out
 
 
 def test_oracle_solves_the_phone_files(folder: Path) -> None:

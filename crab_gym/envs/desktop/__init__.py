@@ -63,7 +63,7 @@ KEYBOARD_QUIET = 0.25
 
 
 class DesktopEnv(SubEnv):
-    """A Linux desktop: openbox, rofi (Super), xfce4-terminal, mousepad, thunar, vim and LibreOffice.
+    """A Linux desktop: openbox, rofi (Super), xfce4-terminal, mousepad, thunar, vim, LibreOffice and GIMP.
 
     ``backend`` (a string or a parsed :class:`~crab_gym.envs.backend_spec.BackendSpec`) picks the session
     the desktop runs in: ``"xvfb"`` (an X server on this machine) or ``"libvirt[:<domain>][@<uri>]"`` (a

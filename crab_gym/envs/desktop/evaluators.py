@@ -136,6 +136,17 @@ def app_text_contains(state: DesktopState, app: str, text: str) -> bool:
 
 
 @evaluator(env=ENV)
+def file_lines_hold_clipboard(state: DesktopState, path: str) -> bool:
+    """the file {path} holds the clipboard's text, each of its lines in the file's line of that number"""
+    content, clip = state.read_text(path), state.clipboard()
+    if content is None or not clip.strip():
+        return False
+    lines = content.replace("\r\n", "\n").split("\n")
+    want = clip.replace("\r\n", "\n").rstrip("\n").split("\n")
+    return len(lines) >= len(want) and all(w in line for w, line in zip(want, lines, strict=False))
+
+
+@evaluator(env=ENV)
 def clipboard_contains(state: DesktopState, text: str) -> bool:
     """the clipboard contains {text!r}"""
     return text in state.clipboard()

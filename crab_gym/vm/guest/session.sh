@@ -3,7 +3,7 @@
 # a session bus, openbox, and the probe agent answering named reads on the virtio-serial port.
 export HOME=/home/user USER=user LOGNAME=user SHELL=/bin/bash PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8
 export DISPLAY=:0 XDG_RUNTIME_DIR=/run/crab-session XDG_SESSION_TYPE=x11 GDK_BACKEND=x11
-export NO_AT_BRIDGE=0 GNOME_ACCESSIBILITY=1 QT_ACCESSIBILITY=1 SAL_USE_VCLPLUGIN=gtk3
+export NO_AT_BRIDGE=0 GNOME_ACCESSIBILITY=1 QT_ACCESSIBILITY=1 SAL_USE_VCLPLUGIN=gtk3 GTK_MODULES=gail:atk-bridge
 export LIBGL_ALWAYS_SOFTWARE=1 GSETTINGS_BACKEND=dconf
 cd "$HOME"
 i=0

@@ -26,7 +26,7 @@ CLOCK = "Clock: Friday 15 March 2024, 09:30"
 LAUNCHERS = [
     ("Terminal", "xfce4-terminal"), ("Files", "thunar"), ("Text Editor", "mousepad"),
     ("LibreOffice Writer", "soffice.bin"), ("LibreOffice Calc", "soffice.bin"),
-    ("LibreOffice Impress", "soffice.bin"),
+    ("LibreOffice Impress", "soffice.bin"), ("GIMP", "gimp-2.10"),
 ]  # fmt: skip
 
 

@@ -24,7 +24,7 @@ from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
 DESCRIPTION = (
     "An Ubuntu-style Linux desktop (openbox window manager). Press Super or use search_application to "
     "open apps: Terminal (xfce4-terminal, bash, vim), Text Editor (mousepad), Files (thunar), "
-    "LibreOffice Writer, Calc and Impress."
+    "LibreOffice Writer, Calc and Impress, GIMP (image editor)."
 )
 HOME_FOLDERS = "The home folder is ~ with Documents, Desktop, Downloads."
 

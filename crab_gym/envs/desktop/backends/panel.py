@@ -41,6 +41,7 @@ PANEL_APPS: tuple[tuple[str, str, str, bool, str], ...] = (
     ("LibreOffice Writer", "libreoffice-writer.desktop", "office", True, ""),
     ("LibreOffice Calc", "libreoffice-calc.desktop", "office", True, ""),
     ("LibreOffice Impress", "libreoffice-impress.desktop", "office", True, ""),
+    ("GIMP", "gimp.desktop", "graphics", True, ""),
     ("Firefox", "firefox-esr.desktop", "internet", False, ""),
     ("Chromium", "chromium.desktop", "internet", False, ""),
 )

@@ -191,6 +191,8 @@ class XvfbSession:
             "GDK_BACKEND": "x11",
             "NO_AT_BRIDGE": "0",
             "GNOME_ACCESSIBILITY": "1",
+            # GTK 2 apps (GIMP 2.10) reach AT-SPI through these modules; GTK 3 has both built in, skips them
+            "GTK_MODULES": "gail:atk-bridge",
             "QT_ACCESSIBILITY": "1",
             "SAL_USE_VCLPLUGIN": "gtk3",
             "LIBGL_ALWAYS_SOFTWARE": "1",

@@ -15,6 +15,7 @@ APPS: dict[str, tuple[str, ...]] = {
     "calc": ("libreoffice", "--calc", "--norestore"),
     "impress": ("libreoffice", "--impress", "--norestore"),
     "vim": ("xfce4-terminal", "-x", "vim"),
+    "gimp": ("gimp", "--no-splash"),
     # The browsers of the offline web (their profiles trust the session's CA: backends/session_web.py).
     "firefox": ("firefox-esr",),
     "chromium": (

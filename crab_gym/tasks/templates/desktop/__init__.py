@@ -1,5 +1,5 @@
 """Desktop ("ubuntu") sub-task templates, one module per app: terminal, files, editors (Mousepad, vim),
-office (LibreOffice) and settings. Importing this package registers them, in the order of
+office (LibreOffice), images (GIMP) and settings. Importing this package registers them, in the order of
 ``DESKTOP_TEMPLATES`` (the generator samples in registration order, so it stays fixed).
 
 Every template states in its instruction what its checks look at, prepares its own state in ``setup`` and
@@ -20,6 +20,7 @@ from crab_gym.tasks.templates.desktop import (
     crab_office,
     editors,
     files,
+    images,
     office,
     settings,
     terminal,
@@ -53,7 +54,12 @@ DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     terminal.TERMINAL_DELETE_FILE,
 )
 # For CRAB v0's UUIDs only (pictures, clipboard, the web): registered, but the generator skips them.
-CRAB_ONLY = crab_extra.CRAB_EXTRA + crab_office.CRAB_OFFICE + web.WEB_TEMPLATES
+CRAB_ONLY = (
+    crab_extra.CRAB_EXTRA
+    + crab_office.CRAB_OFFICE
+    + web.WEB_TEMPLATES
+    + (images.GIMP_BRIGHTEN_IMAGE, images.GIMP_COMBINE_LEFT_RIGHT)
+)
 for _template in DESKTOP_TEMPLATES + CRAB_ONLY:
     register(_template)
 UNSAMPLED = frozenset(t.id for t in CRAB_ONLY)

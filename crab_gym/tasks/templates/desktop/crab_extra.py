@@ -196,36 +196,52 @@ COPY_BY_EXTENSION = SubTaskTemplate(
 )
 
 
-# ---- Writer: paste the clipboard ----------------------------------------------------------------
+# ---- paste the clipboard: Writer, and Mousepad for CRAB's VS Code --------------------------------
 
 
 def _paste_setup(envs: Mapping[str, Any], file_path: str) -> None:
     desktop(envs).set_clipboard(seeded_text(file_path).strip())
 
 
-WRITER_PASTE = SubTaskTemplate(
-    id="writer_paste_clipboard",
-    description=(
-        "Paste the text on the clipboard into a new LibreOffice Writer document and save it in "
-        "OpenDocument format as {file_path}."
-    ),
-    attributes={"file_path": "path.odt"},
-    evaluator=lambda file_path: [
-        ev.file_exists(path=file_path),
-        ev.document_holds_clipboard(path=file_path),
-    ],
-    setup=_paste_setup,
-    solution=lambda file_path: [
-        step("search_application", name="writer"),
-        step("hotkey", keys=["ctrl", "v"]),
-        *save_as(file_path),
-    ],
-    platforms=PLATFORMS,
-    apps=("writer",),
-    output_type="path",
-    output=lambda file_path: file_path,
-)
+def _paste(
+    template_id: str, app: str, launcher: str, into: str, check: Any, path_type: str
+) -> SubTaskTemplate:
+    """Paste the clipboard (the setup's text) into a new document of ``app``, saved as ``file_path``."""
+    return SubTaskTemplate(
+        id=template_id,
+        description=f"Paste the text on the clipboard into {into} {{file_path}}.",
+        attributes={"file_path": path_type},
+        evaluator=lambda file_path: [ev.file_exists(path=file_path), check(path=file_path)],
+        setup=_paste_setup,
+        solution=lambda file_path: [
+            step("search_application", name=launcher),
+            step("hotkey", keys=["ctrl", "v"]),
+            *save_as(file_path),
+        ],
+        platforms=PLATFORMS,
+        apps=(app,),
+        output_type="path",
+        output=lambda file_path: file_path,
+    )
 
+
+WRITER_PASTE = _paste(
+    "writer_paste_clipboard",
+    "writer",
+    "writer",
+    "a new LibreOffice Writer document and save it in OpenDocument format as",
+    ev.document_holds_clipboard,
+    "path.odt",
+)
+# CRAB names VS Code, which no registry we reach has: the desktop's editor, Mousepad, stands in.
+TEXT_EDITOR_PASTE = _paste(
+    "text_editor_paste_clipboard",
+    "text_editor",
+    "text editor",
+    "a new document in the Text Editor (Mousepad) and save it as",
+    ev.file_lines_hold_clipboard,
+    "path",
+)
 
 CRAB_EXTRA: tuple[SubTaskTemplate, ...] = (
     TERMINAL_PRINT_FILE,
@@ -233,4 +249,5 @@ CRAB_EXTRA: tuple[SubTaskTemplate, ...] = (
     SETTINGS_BACKGROUND,
     COPY_BY_EXTENSION,
     WRITER_PASTE,
+    TEXT_EDITOR_PASTE,
 )
