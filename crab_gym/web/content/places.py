@@ -45,6 +45,7 @@ CITIES: tuple[tuple[str, str, float, float, str], ...] = (
     ("Sydney", "Australia", -33.869, 151.209, "9999"),
     ("Toronto", "Canada", 43.653, -79.383, "A9A 9A9"),
     ("Sao Paulo", "Brazil", -23.551, -46.633, "99999-999"),
+    ("Jeju", "South Korea", 33.499, 126.531, "99999"),
 )
 
 # kind -> name patterns ({w} a word, {c} the city)

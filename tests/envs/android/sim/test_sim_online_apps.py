@@ -324,20 +324,25 @@ def test_chrome_downloads_files_and_shows_images_and_text(fresh, served):
 
 
 def test_a_postal_code_in_a_country_the_maps_lack_finds_no_city(phone):
-    """The maps have no city in South Korea (yet): a search for a code there is not a postal answer."""
+    """The maps have no city in Ethiopia: a search for a code there is not a postal answer; South Korea has
+    Jeju (CRAB's 63002), read with the country's two words."""
     from crab_gym.envs.android import AndroidEnv
     from crab_gym.envs.android import web_evaluators as web
 
     env = AndroidEnv("sim")
     try:
         env.reset(seed=0)
-        env.device.phone.shell("am start -a android.intent.action.VIEW -d 'geo:0,0?q=63002 South Korea'")
+        env.device.phone.shell("am start -a android.intent.action.VIEW -d 'geo:0,0?q=1000 Ethiopia'")
         env.invalidate_state()
-        assert not web.maps_postal_city_found(code="63002", country="South Korea").evaluate(
+        assert not web.maps_postal_city_found(code="1000", country="Ethiopia").evaluate(
             {"android": env.state()}
         )
         env.device.phone.shell("am start -a android.intent.action.VIEW -d 'geo:0,0?q=63002 Japan'")
         env.invalidate_state()
         assert web.maps_postal_city_found(code="63002", country="Japan").evaluate({"android": env.state()})
+        env.device.phone.shell("am start -a android.intent.action.VIEW -d 'geo:0,0?q=63002 South Korea'")
+        env.invalidate_state()
+        state = {"android": env.state()}
+        assert web.maps_postal_city_found(code="63002", country="South Korea").evaluate(state)
     finally:
         env.close()

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from crab_gym.web.content.places import City, Maps, Place, norm
 
 NEAR = re.compile(r"^(?P<kind>.+?)\s+(?:near|around|in)\s+(?P<place>.+)$", re.IGNORECASE)
-POSTAL = re.compile(r"^(?P<code>[0-9A-Z][0-9A-Z -]{1,9}[0-9A-Z])[ ,]+(?P<country>.+)$", re.IGNORECASE)
+CODE = re.compile(r"[0-9A-Z][0-9A-Z -]{1,9}[0-9A-Z]", re.IGNORECASE)  # a postal code: 3-11 characters
+SPLIT = re.compile(r"[ ,]+")
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,10 @@ def answer(maps: Maps, query: str) -> Answer:
     """What a search for ``query`` shows: a postal code's city; a place when the words name a listed place or
     a city exactly, or match nothing else (then the maps make it a landmark); else a list of places."""
     query = " ".join(query.split())
-    if (m := POSTAL.match(query)) and any(ch.isdigit() for ch in m["code"]):
-        city = postal_city(maps, m["code"], m["country"])
+    if postal := split_postal(maps, query):
+        city = postal_city(maps, *postal)
         if city is not None:
-            return Answer(code=m["code"].upper(), city=city)
+            return Answer(code=postal[0].upper(), city=city)
     if near := NEAR.match(query):
         hits = maps.nearby(near["place"], near["kind"])
         if hits:
@@ -60,6 +61,21 @@ def country_of(maps: Maps, text: str) -> str | None:
         return starts[0]
     close = difflib.get_close_matches(key, list(by_norm), n=1, cutoff=0.8)
     return by_norm[close[0]] if close else None
+
+
+def split_postal(maps: Maps, query: str) -> tuple[str, str] | None:
+    """``query`` read as "CODE COUNTRY" ("63002 South Korea", "SW1A 1AA, United Kingdom"): the split whose
+    rest names a country exactly, else one whose rest names it loosely; None when no split does."""
+    loose = None
+    for gap in SPLIT.finditer(query):
+        code, country = query[: gap.start()], query[gap.end() :]
+        if not (CODE.fullmatch(code) and any(ch.isdigit() for ch in code) and country):
+            continue
+        if norm(country) in {norm(c.country) for c in maps.cities}:
+            return code, country
+        if loose is None and country_of(maps, country) is not None:
+            loose = code, country
+    return loose
 
 
 def postal_city(maps: Maps, code: object, country: str) -> City | None:
