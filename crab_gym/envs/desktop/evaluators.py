@@ -313,11 +313,12 @@ def image_darker(state: DesktopState, before: str, after: str) -> bool:
     """the picture {after} is {before} made darker"""
     import numpy as np
 
+    from crab_gym.envs.desktop.image_evaluators import rgb_brightness
+
     one, two = _picture(state, before), _picture(state, after)
     if one is None or two is None:
         return False
     a, b = (np.asarray(x.convert("RGB").resize((64, 48)), np.float32) for x in (one, two))
-    # CRAB's measure: the mean of each pixel's RGB length over sqrt(3); the same picture: shapes correlate
-    light = [float(np.linalg.norm(x, axis=2).mean() / np.sqrt(3)) for x in (a, b)]
+    light = [rgb_brightness(x) for x in (a, b)]  # CRAB's measure; the same picture: shapes correlate
     same = float(np.corrcoef(a.ravel(), b.ravel())[0, 1]) > 0.8  # another picture: 0.5 or less
     return same and light[1] < light[0] - 1.0

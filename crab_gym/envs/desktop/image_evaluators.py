@@ -13,6 +13,11 @@ from crab_gym.envs.desktop.state import DesktopState
 ENV = "ubuntu"
 
 
+def rgb_brightness(rgb: np.ndarray) -> float:
+    """CRAB's brightness of an RGB array: the mean of each pixel's RGB length over sqrt(3) (0-255)."""
+    return float(np.linalg.norm(rgb, axis=2).mean() / np.sqrt(3))
+
+
 def brightness(data: bytes) -> float | None:
     """Mean brightness of an image: each pixel's RGB length over sqrt(3) (a grey level, 0-255); None when
     the bytes are no image Pillow reads."""
@@ -23,7 +28,7 @@ def brightness(data: bytes) -> float | None:
             rgb = np.asarray(img.convert("RGB"), dtype=np.float64)
     except (UnidentifiedImageError, OSError, ValueError):
         return None
-    return float(np.linalg.norm(rgb, axis=2).mean() / np.sqrt(3))
+    return rgb_brightness(rgb)
 
 
 @evaluator(env=ENV)
