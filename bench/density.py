@@ -56,6 +56,9 @@ from typing import Any
 
 import numpy as np
 
+# bench/ is sys.path[0] when run as a script
+from throughput import stop
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 EPISODE = 50
@@ -222,15 +225,7 @@ def crowd(case: str, n: int, seconds: float, rounds: int) -> dict[str, Any]:
         tree = _tree(pids)
         memory = pss_by_kind(tree)
     finally:
-        for c in conns:
-            try:
-                c.send(None)
-            except OSError:
-                pass
-        for p in procs:
-            p.join(60)
-            if p.is_alive():
-                p.kill()
+        stop(conns, procs, 60)
 
     def per_cpu(r: tuple[float, float, float]) -> float:
         return r[0] / max(r[2], 1e-9)

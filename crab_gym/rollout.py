@@ -121,17 +121,8 @@ def rollout(
     the agent raises :class:`AgentError` (the tokens its failed turn spent still count). Any other
     exception propagates; a recorder then closes the episode as incomplete. ``on_step`` sees each step.
     """
-    if recorder is None:
-        recorder = find_recorder(env)
-    held = recorder.hold_end if recorder is not None else False
-    if recorder is not None:
-        recorder.hold_end = True
-    try:
-        p = start_rollout(env, agent, 0, task=task, seed=seed, options=options, episode_id=episode_id)
-        return finish_rollout(env, agent, p, recorder=recorder, on_step=on_step)
-    finally:
-        if recorder is not None:
-            recorder.hold_end = held
+    p = start_rollout(env, agent, 0, task=task, seed=seed, options=options, episode_id=episode_id)
+    return finish_rollout(env, agent, p, recorder=recorder, on_step=on_step)
 
 
 @dataclass
