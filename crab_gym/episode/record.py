@@ -209,7 +209,6 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         base = json.loads((prefix.path / "episode.json").read_text(encoding="utf-8"))
         for key in ("format", "episode_id", "status", "bytes", "seconds"):
             base.pop(key, None)
-        base["options"] = {**base.get("options", {}), "episode_id": episode_id}
         self.writer = EpisodeWriter(self.out_dir, episode_id, {**base, **meta}, self.frames, self.background)
         self.writer.adopt(prefix.path)
         self._t, self._return, self._tokens = prefix.t, prefix.return_, prefix.tokens
