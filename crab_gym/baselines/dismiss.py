@@ -15,7 +15,8 @@ from crab_gym.env_protocol import CrabEnvLike
 
 PHONE_SYSTEM = {"com.android.systemui", "com.google.android.permissioncontroller", "com.google.android.gms"}
 HEADS_UP = "com.android.systemui:id/heads_up"
-DESKTOP_PROMPTS = {"update-notifier", "polkit-gnome-authentication-agent-1", "xmessage"}  # res_name of WM_CLASS
+# the programs whose windows are system prompts (WM_CLASS, lower case)
+DESKTOP_PROMPTS = {"update-notifier", "polkit-gnome-authentication-agent-1", "xmessage"}
 
 
 def clear_action(env: CrabEnvLike, device: str) -> tuple | None:
@@ -27,7 +28,8 @@ def clear_action(env: CrabEnvLike, device: str) -> tuple | None:
     if device == "android":
         nodes = state.ui_tree()
         front = state.foreground_package()
-        if any(n.resource_id == "android:id/parentPanel" and n.package in PHONE_SYSTEM - {front} for n in nodes):
+        system = PHONE_SYSTEM - {front}
+        if any(n.resource_id == "android:id/parentPanel" and n.package in system for n in nodes):
             return env.encode_action("android", "press", {"button": "back"})
         for n in nodes:
             if n.resource_id == HEADS_UP:

@@ -76,7 +76,7 @@ class Perturbation:
 
 
 def inject(sub: SubEnv, kind: str, step: int, variant: int) -> Perturbation:
-    """Put a perturbation of ``kind`` on the device ``sub`` (its name says which); DeviceError if it cannot."""
+    """Put a perturbation of ``kind`` on the device ``sub``; DeviceError if it cannot."""
     if sub.name == "android":
         return _phone(sub, kind, step, variant)
     if sub.name == "ubuntu":
@@ -98,9 +98,10 @@ def _phone(sub: Any, kind: str, step: int, variant: int) -> Perturbation:
         )  # fmt: skip
     from crab_gym.envs.android.sim.system import overlays
 
-    phone = getattr(sub.device, "phone", None)
+    served = getattr(sub.device, "served", None)  # adb-sim: the phone this process serves over adb
+    phone = getattr(sub.device, "phone", None) or getattr(served, "phone", None)
     if phone is None:
-        raise DeviceError("pop-ups on the phone need the simulated phone's system UI (backend sim or adb-sim)")
+        raise DeviceError("pop-ups on the phone need the simulated phone's system UI (backends sim, adb-sim)")
     title, message, buttons = PHONE_PROMPTS[kind]
     overlays.show(phone, overlays.Overlay(kind, title, message, buttons))
     what = f"{kind} {title!r}" + (f": {message!r}" if message else "")
