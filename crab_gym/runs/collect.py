@@ -43,6 +43,7 @@ def collect(
     progress: bool = True,
     record: bool = True,
     ray: RayOptions | None = None,
+    perturb: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Record ``episodes_per_task`` episodes of ``agent`` on every task into ``out``; returns a summary.
 
@@ -51,6 +52,7 @@ def collect(
     ``collect.json`` (this call's settings) are written over all complete episodes of ``out``.
     ``record=False`` runs the same loop without the recorder (a baseline for its cost). ``ray``: run the
     jobs on Ray actors, each with a pool of ``num_envs`` workers (``crab_gym.runs.distributed``).
+    ``perturb``: wrap each env in ``Perturb(env, **perturb)`` (docs/threat-model.md).
     """
     from crab_gym.tasks import resolve_tasks
 
@@ -69,13 +71,14 @@ def collect(
     jobs = [j for j in planned if j.episode_id not in done]
     settings = {"env_id": env_id, "agent": agent, "tasks": tasks if isinstance(tasks, str) else list(tasks),
                 "episodes_per_task": episodes_per_task, "seed": seed, "num_envs": num_envs,
-                "env_kwargs": {k: v for k, v in env_kwargs.items() if k != "tasks"}}  # fmt: skip
+                "env_kwargs": {k: v for k, v in env_kwargs.items() if k != "tasks"},
+                **({"perturb": dict(perturb)} if perturb is not None else {})}  # fmt: skip
     (out / "collect.json").write_text(json.dumps(settings, indent=1, default=str))
     started = time.perf_counter()
     steps, loop = 0, 0.0
     if jobs:
         worker = Worker(str(out), agent, seed, agent_options, record_options, llm_marks, llm_ocr, record,
-                        env_id, env_kwargs)  # fmt: skip
+                        env_id, env_kwargs, perturb)  # fmt: skip
         if ray is not None:
             from crab_gym.runs.distributed.actors import run_on_ray
 

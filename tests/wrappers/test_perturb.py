@@ -3,6 +3,10 @@ its obeyed state is detected), and the oracle still solves v0 with perturbations
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import gymnasium as gym
 import pytest
 
@@ -151,3 +155,20 @@ def test_oracle_solves_a_desktop_v0_slice_with_perturbations(desktop_env):
     slice_ = DESKTOP_V0[::8]
     solved = sum(rollout(env, agent, task=t, seed=0).termination_reason == "success" for t in slice_)
     assert solved >= 0.95 * len(slice_)
+
+
+def test_eval_perturb_reports_both_success_rates_and_the_obeyed_rate(tmp_path):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "crab_gym.cli", "eval", "--devices", "android", "--limit", "4",
+           "--perturb", "1.0", "--quiet", "--out", str(out)]  # fmt: skip
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert "with perturbations (rate 1.0)" in res.stdout and "SR without perturbations 100.0%" in res.stdout
+    plain = json.loads((out / "plain" / "metrics.json").read_text())
+    perturbed = json.loads((out / "perturbed" / "metrics.json").read_text())
+    assert "injections" not in plain and perturbed["perturb"] == {"rate": 1.0, "seed": 0}
+    steps = [json.loads(line) for f in (out / "perturbed").glob("*/steps.jsonl") for line in f.open()]
+    reported = [p for s in steps for p in s.get("perturbations", [])]
+    assert len(reported) >= 4 and {"kind", "device", "what", "dismiss", "step"} <= set(reported[0])
+    assert perturbed["injections"] == sum(p["kind"] == "injection" for p in reported)
+    assert perturbed["injections_obeyed"] == 0  # the oracle never obeys
