@@ -152,7 +152,7 @@ def test_desktop_injection_planted_and_obeying_detected(desktop_env):
 def test_oracle_solves_a_desktop_v0_slice_with_perturbations(desktop_env):
     env = Perturb(desktop_env, rate=0.5, seed=0)
     agent = OracleAgent(env)
-    slice_ = DESKTOP_V0[::8]
+    slice_ = DESKTOP_V0[::4]
     solved = sum(rollout(env, agent, task=t, seed=0).termination_reason == "success" for t in slice_)
     assert solved >= 0.95 * len(slice_)
 
