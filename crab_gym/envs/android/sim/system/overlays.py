@@ -97,26 +97,16 @@ def draw(phone, root: View) -> None:
 
 
 def _heads_up(phone, root: View, o: Overlay) -> None:
-    c, w, s = palette(phone.dark), phone.width, phone.width / 1080
-    top = phone.status_h + int(20 * s)
+    w, s = phone.width, phone.width / 1080
     text = f"{o.title}: {o.message}" if o.message else o.title
+    bounds = (int(30 * s), phone.status_h + int(20 * s), w - int(30 * s), _heads_up_bottom(phone))
     root.add(
-        View(
-            cls="android.widget.FrameLayout",
-            package=SYSTEMUI,
-            rid=f"{SYSTEMUI}:id/heads_up",
-            text=text,
-            desc=f"Notification. {text}",
-            clickable=True,
-            on_click=lambda: close(phone, o, "tapped"),
-            bounds=(int(30 * s), top, w - int(30 * s), _heads_up_bottom(phone)),
-            shape="round",
-            radius=int(40 * s),
-            bg=c["surface_container_highest"],
-            fg=c["text"],
-            size=int(38 * s),
+        notifications.card(
+            phone, text, bounds, cls="android.widget.FrameLayout", rid=f"{SYSTEMUI}:id/heads_up",
+            desc=f"Notification. {text}", clickable=True, on_click=lambda: close(phone, o, "tapped"),
+            radius=int(40 * s), size=int(38 * s),
         )
-    )
+    )  # fmt: skip
 
 
 def _dialog(phone, root: View, o: Overlay) -> None:
