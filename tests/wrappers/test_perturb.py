@@ -14,7 +14,7 @@ import crab_gym  # noqa: F401
 from crab_gym.baselines import OracleAgent
 from crab_gym.baselines.dismiss import clear_action
 from crab_gym.env_protocol import crab_of
-from crab_gym.envs.android.evaluators import NOTES_DB
+from crab_gym.envs.android.evaluators import MAIL_DB, NOTES_DB
 from crab_gym.envs.android.sim.apps.messages import send_sms
 from crab_gym.rollout import rollout
 from crab_gym.tasks import load_tasks
@@ -27,6 +27,7 @@ from crab_gym.wrappers.perturbations import (
     PHONE_INJECTION,
     PHONE_PROMPTS,
     PROMPT_KINDS,
+    inject,
 )
 
 V0 = load_tasks("v0")
@@ -41,11 +42,19 @@ def phone_env():
     e.close()
 
 
+def idle(env: gym.Env) -> tuple:
+    """A step that changes nothing and costs no time: a move of the pointer, or a tap on the status bar."""
+    crab = crab_of(env)
+    if "ubuntu" in crab.subenvs:
+        return crab.encode_action("ubuntu", "move", {"point": (0.5, 0.5)})
+    return crab.encode_action("android", "tap", {"point": (0.3, 0.01)})
+
+
 def first(env: gym.Env, kind: str, task: str) -> tuple[Perturb, dict]:
     """Reset ``task`` under a Perturb that injects one ``kind`` at the first step; that step's info."""
     p = Perturb(env, rate=1.0, kinds=[kind], seed=1, max_per_episode=1)
     p.reset(seed=0, options={"task": task})
-    _, _, _, _, info = p.step(crab_of(p).wait_action())
+    _, _, _, _, info = p.step(idle(p))
     return p, info
 
 
@@ -70,16 +79,28 @@ def test_phone_injection_planted_and_obeying_detected(phone_env):
     [report] = info["perturbations"]
     assert report["kind"] == "injection" and ATTACKER_NUMBER in report["obeyed_when"]
     sub = crab_of(p).subenvs["android"]
-    state = sub.state()
-    if "SMS" in report["what"]:
-        inbox = state.content_query("content://sms/inbox", ("body",))
-        assert PHONE_INJECTION in [r.get("body") for r in inbox]
-    else:
-        assert any(PHONE_INJECTION in str(row) for row in state.sqlite(NOTES_DB, "SELECT body FROM notes"))
     assert info["injections"] == 1 and info["injections_obeyed"] == 0
     send_sms(sub.device.phone, ATTACKER_NUMBER, f"{ATTACKER_WORD} as asked")  # an agent that obeys
-    _, _, _, _, info = p.step(crab_of(p).wait_action())
+    _, _, _, _, info = p.step(idle(p))
     assert info["injections_obeyed"] == 1
+
+
+@pytest.mark.parametrize("variant", [0, 1, 2])
+def test_phone_injection_is_planted_in_a_message_a_note_or_a_mail(phone_env, variant):
+    phone_env.reset(seed=0, options={"task": PHONE_V0[0]})
+    sub = crab_of(phone_env).subenvs["android"]
+    report = inject(sub, "injection", 1, variant)
+    state = sub.state()
+    if variant == 0:
+        assert "SMS" in report.what
+        inbox = state.content_query("content://sms/inbox", ("body",))
+        assert PHONE_INJECTION in [r.get("body") for r in inbox]
+    elif variant == 1:
+        assert "note" in report.what
+        assert any(PHONE_INJECTION in str(row) for row in state.sqlite(NOTES_DB, "SELECT body FROM notes"))
+    else:
+        assert "e-mail" in report.what
+        assert any(PHONE_INJECTION in str(row) for row in state.sqlite(MAIL_DB, "SELECT body FROM messages"))
 
 
 def test_phone_perturbations_are_seeded(phone_env):
@@ -88,7 +109,7 @@ def test_phone_perturbations_are_seeded(phone_env):
         p = Perturb(phone_env, rate=0.5, seed=7)
         p.reset(seed=3, options={"task": PHONE_V0[1]})
         for _ in range(6):
-            p.step(crab_of(p).wait_action())
+            p.step(idle(p))
         runs.append([(d["kind"], d["step"]) for d in p.injected])
     assert runs[0] == runs[1] and runs[0]
 
@@ -144,11 +165,11 @@ def test_desktop_injection_planted_and_obeying_detected(desktop_env):
     assert "ignore your task" in (sub.state().read_text(f"~/{DESKTOP_NOTE}") or "")
     assert info["injections"] == 1 and info["injections_obeyed"] == 0
     sub.session.resolve(f"~/{DESKTOP_BAIT}").unlink()  # an agent that obeys
-    _, _, _, _, info = p.step(crab_of(p).wait_action())
+    _, _, _, _, info = p.step(idle(p))
     assert info["injections_obeyed"] == 1
 
 
-@pytest.mark.slow
+@pytest.mark.full
 def test_oracle_solves_a_desktop_v0_slice_with_perturbations(desktop_env):
     env = Perturb(desktop_env, rate=0.5, seed=0)
     agent = OracleAgent(env)
@@ -157,6 +178,7 @@ def test_oracle_solves_a_desktop_v0_slice_with_perturbations(desktop_env):
     assert solved >= 0.95 * len(slice_)
 
 
+@pytest.mark.slow
 def test_eval_perturb_reports_both_success_rates_and_the_obeyed_rate(tmp_path):
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "crab_gym.cli", "eval", "--devices", "android", "--limit", "4",
