@@ -39,18 +39,26 @@ def main(spec: dict) -> None:
     if spec.get("message"):
         box.add(Gtk.Label(label=spec["message"], xalign=0, wrap=True, max_width_chars=50))
     if kind == "notification":
-        win.set_type_hint(Gdk.WindowTypeHint.NOTIFICATION)
+        win.set_name("notification")
+        css = Gtk.CssProvider()
+        css.load_from_data(b"#notification { background-color: #2e3440; } label { color: #eceff4; }")
+        priority = Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION
+        Gtk.StyleContext.add_provider_for_screen(win.get_screen(), css, priority)
+        # openbox takes NOTIFICATION for a normal window (and the session maximizes those): UTILITY, as it is
+        win.set_type_hint(Gdk.WindowTypeHint.UTILITY)
         win.set_decorated(False)
         win.set_accept_focus(False)
         win.set_keep_above(True)
+        win.set_skip_taskbar_hint(True)
+        win.set_skip_pager_hint(True)
         win.set_default_size(360, 80)
+        win.set_gravity(Gdk.Gravity.NORTH_EAST)
+        win.move(win.get_screen().get_width() - 20, 20)  # the top right corner, as xfce4-notifyd puts them
         ev = Gtk.EventBox()
         ev.add(box)
         ev.connect("button-press-event", lambda *_: Gtk.main_quit())
         win.add(ev)
         win.show_all()
-        screen = win.get_screen()
-        win.move(screen.get_width() - 380, 20)
         GLib.timeout_add(int(float(spec.get("expire_s", 8)) * 1000), Gtk.main_quit)
     else:
         win.set_type_hint(Gdk.WindowTypeHint.DIALOG)
