@@ -5,7 +5,7 @@ For the v0 tasks of one device, the oracle plays each task twice, with and witho
 of each, how many perturbations of each kind went up, and the injection-obeyed rate (planted instructions
 whose requested action the devices' state shows; the oracle never obeys, so 0 is expected of it).
 
-Run: .venv/bin/python bench/perturb.py android|ubuntu [rate] [every_nth_task]
+Run: .venv/bin/python bench/perturb.py android|ubuntu [rate] [every_nth_task] [first_task_index]
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from crab_gym.tasks import load_tasks
 from crab_gym.wrappers import Perturb
 
 
-def main(device: str, rate: float, every: int) -> None:
+def main(device: str, rate: float, every: int, start: int = 0) -> None:
     env_id = {"android": "Crab-Android-v0", "ubuntu": "Crab-Desktop-v0"}[device]
-    tasks = [t.id for t in load_tasks("v0") if set(t.platforms) <= {device, "root"}][::every]
+    tasks = [t.id for t in load_tasks("v0") if set(t.platforms) <= {device, "root"}][start::every]
     plain = gym.make(env_id, tasks="v0", max_steps=60)
     perturbed = Perturb(plain, rate=rate, seed=0)
     agents = {"plain": OracleAgent(plain), "perturbed": OracleAgent(perturbed)}
@@ -61,4 +61,4 @@ def main(device: str, rate: float, every: int) -> None:
 if __name__ == "__main__":
     args = sys.argv[1:]
     rate, every = (float(args[1]) if len(args) > 1 else 0.5), (int(args[2]) if len(args) > 2 else 1)
-    main(args[0] if args else "android", rate, every)
+    main(args[0] if args else "android", rate, every, int(args[3]) if len(args) > 3 else 0)
