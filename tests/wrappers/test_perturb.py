@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import crab_gym  # noqa: F401
@@ -51,11 +52,13 @@ def idle(env: gym.Env) -> tuple:
 
 
 def first(env: gym.Env, kind: str, task: str) -> tuple[Perturb, dict]:
-    """Reset ``task`` under a Perturb that injects one ``kind`` at the first step; that step's info."""
+    """Reset ``task`` under a Perturb that injects one ``kind`` at the first step; that step's info, with
+    whether the step's observation changed from the reset's (``"seen"``)."""
     p = Perturb(env, rate=1.0, kinds=[kind], seed=1, max_per_episode=1)
-    p.reset(seed=0, options={"task": task})
-    _, _, _, _, info = p.step(idle(p))
-    return p, info
+    before, _ = p.reset(seed=0, options={"task": task})
+    after, _, _, _, info = p.step(idle(p))
+    screen = next(k for k in after if k != "instruction")
+    return p, {**info, "seen": not np.array_equal(before[screen]["screen"], after[screen]["screen"])}
 
 
 @pytest.mark.parametrize("kind", PROMPT_KINDS)
@@ -63,6 +66,7 @@ def test_phone_prompt_appears_reported_and_dismissed(phone_env, kind):
     p, info = first(phone_env, kind, PHONE_V0[0])
     [report] = info["perturbations"]
     assert (report["kind"], report["device"], report["step"]) == (kind, "android", 1) and report["dismiss"]
+    assert info["seen"]  # the step's observation already shows it
     title = PHONE_PROMPTS[kind][0]
     sub = crab_of(p).subenvs["android"]
     assert any(title in n.text for n in sub.state().ui_tree())
@@ -145,7 +149,7 @@ def desktop_env():
 def test_desktop_prompt_is_a_window_reported_and_dismissed(desktop_env, kind):
     p, info = first(desktop_env, kind, DESKTOP_V0[0])
     [report] = info["perturbations"]
-    assert report["kind"] == kind and report["device"] == "ubuntu"
+    assert report["kind"] == kind and report["device"] == "ubuntu" and info["seen"]
     sub = crab_of(p).subenvs["ubuntu"]
     titles = [w.title for w in sub.state().windows()]
     assert any(t in report["what"] for t in titles)
