@@ -10,8 +10,11 @@ up or tapped; it is also posted to the shade. They live in the system's memory, 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
+from types import SimpleNamespace
 
-from ..ui.theme import palette
+from ..ui import widgets
+from ..ui.layout import Screen
 from ..ui.view import View
 from . import logcat, notifications
 
@@ -110,59 +113,11 @@ def _heads_up(phone, root: View, o: Overlay) -> None:
 
 
 def _dialog(phone, root: View, o: Overlay) -> None:
-    """A Material dialog over a scrim, in the owning package's window; each button closes it."""
-    c, w, h, s = palette(phone.dark), phone.width, phone.height, phone.width / 1080
-    pkg = PACKAGES[o.kind]
-    root.add(View(cls="android.view.View", package=pkg, bounds=(0, 0, w, h), shape="scrim"))
-    x1, x2 = int(84 * s), w - int(84 * s)
-    row = int(130 * s)
-    height = int((64 + 90 + 260 + 40) * s) + row * len(o.buttons)
-    y1 = (h - height) // 2
-    card = root.add(
-        View(
-            cls="android.widget.LinearLayout",
-            package=pkg,
-            rid="android:id/parentPanel",
-            bounds=(x1, y1, x2, y1 + height),
-            shape="round",
-            radius=int(74 * s),
-            bg=c["surface_container_high"],
-        )
-    )
-    y = y1 + int(64 * s)
-    for rid, text, tall, size, fg in (
-        ("android:id/alertTitle", o.title, 90, 56, c["text"]),
-        ("android:id/message", o.message, 260, 38, c["muted"]),
-    ):
-        card.add(
-            View(
-                cls="android.widget.TextView",
-                package=pkg,
-                rid=rid,
-                text=text,
-                bounds=(x1 + int(64 * s), y, x2 - int(64 * s), y + int(tall * s)),
-                fg=fg,
-                size=int(size * s),
-            )
-        )
-        y += int(tall * s)
-    y += int(40 * s)
-    for i, label in enumerate(o.buttons):  # stacked full-width buttons, as a permission dialog has
-        card.add(
-            View(
-                cls="android.widget.Button",
-                package=pkg,
-                rid=f"android:id/button{i + 1}",
-                text=label,
-                clickable=True,
-                focusable=True,
-                on_click=lambda label=label: close(phone, o, label),
-                bounds=(x1 + int(40 * s), y, x2 - int(40 * s), y + row - int(10 * s)),
-                shape="pill",
-                fg=c["primary"],
-                size=int(40 * s),
-                bold=True,
-                align="center",
-            )
-        )
-        y += row
+    """Android's Material dialog over a scrim (ui/widgets.py), in the owning package's window; each button
+    closes it."""
+    window = SimpleNamespace(package=PACKAGES[o.kind], state={})  # the system window's activity, in effect
+    buttons = [
+        (label, partial(close, phone, o, label), f"android:id/button{i + 1}")
+        for i, label in enumerate(o.buttons)
+    ]
+    widgets.dialog(Screen(phone, window, root), o.title, buttons, o.message)
