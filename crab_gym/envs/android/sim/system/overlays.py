@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 from ..ui import widgets
 from ..ui.layout import Screen
-from ..ui.view import View
+from ..ui.view import Handler, View
 from . import logcat, notifications
 
 SYSTEMUI = "com.android.systemui"
@@ -116,7 +116,7 @@ def _dialog(phone, root: View, o: Overlay) -> None:
     """Android's Material dialog over a scrim (ui/widgets.py), in the owning package's window; each button
     closes it."""
     window = SimpleNamespace(package=PACKAGES[o.kind], state={})  # the system window's activity, in effect
-    buttons = [
+    buttons: list[tuple[str, Handler, str]] = [
         (label, partial(close, phone, o, label), f"android:id/button{i + 1}")
         for i, label in enumerate(o.buttons)
     ]
