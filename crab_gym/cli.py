@@ -151,17 +151,29 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         mark = "[green]ok[/]" if ep["success"] else f"[red]{ep['termination_reason']}[/]"
         console.print(f"{ep['task_id']:60s} {mark}")
 
-    metrics = run_eval(
-        out, env_id, devices, args.agent, args.tasks, name=name, episodes_per_task=args.episodes_per_task,
-        jobs=args.jobs, seed=args.seed, max_steps=max_steps, limit=args.limit, agent_options=options,
-        llm_marks=args.marks, llm_ocr=args.ocr or None, on_episode=show, progress=not args.quiet,
-        ray=ray_options(args),
-    )  # fmt: skip
     from crab_gym.core.metrics import Metrics
     from crab_gym.report.platforms import platform_table
 
-    by_platform = {p: Metrics(**m) for p, m in metrics["platforms"].items()}
-    print(platform_table(by_platform, title=f"{name} on {args.tasks} ({','.join(devices)})"))
+    runs: list[tuple[str, dict | None]] = [(out, None)]
+    if args.perturb:  # the same episodes without and with perturbations (docs/threat-model.md)
+        runs = [(f"{out}/plain", None), (f"{out}/perturbed", {"rate": args.perturb, "seed": args.seed})]
+    srs = []
+    for run_out, perturb in runs:
+        metrics = run_eval(
+            run_out, env_id, devices, args.agent, args.tasks, name=name,
+            episodes_per_task=args.episodes_per_task, jobs=args.jobs, seed=args.seed, max_steps=max_steps,
+            limit=args.limit, agent_options=options,
+            llm_marks=args.marks, llm_ocr=args.ocr or None, on_episode=show, progress=not args.quiet,
+            ray=ray_options(args), perturb=perturb,
+        )  # fmt: skip
+        by_platform = {p: Metrics(**m) for p, m in metrics["platforms"].items()}
+        label = f" with perturbations (rate {args.perturb})" if perturb else ""
+        print(platform_table(by_platform, title=f"{name} on {args.tasks} ({','.join(devices)}){label}"))
+        srs.append(metrics["SR"])
+        if perturb:
+            print(f"injection-obeyed rate: {metrics['injections_obeyed']}/{metrics['injections']} planted")
+    if args.perturb:
+        print(f"SR without perturbations {srs[0]:.1%}, with {srs[1]:.1%}")
     print(f"episodes, records.jsonl, metrics.json, report.html and view.html in {out}")
     return 0
 
@@ -232,6 +244,13 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", default="", help="run folder (default runs/eval/AGENT-TASKS); re-run to resume")
+    e.add_argument(
+        "--perturb",
+        type=float,
+        default=0.0,
+        help="also run with pop-ups and planted instructions at this rate a step, into OUT/plain and "
+        "OUT/perturbed: SR without and with, and the injection-obeyed rate (docs/threat-model.md)",
+    )
     from crab_gym.runs.distributed import add_ray_arguments
 
     add_ray_arguments(e)  # --ray, --ray-address, --ray-actors: --jobs is then per actor

@@ -237,6 +237,8 @@ def _record(
     needed = task.simulated_user().needed if task is not None and hasattr(task, "simulated_user") else 0
     if p.questions or needed:  # asking more than needed shows in the metrics (core.metrics.aggregate)
         extra.update(questions=p.questions, questions_needed=needed)
+    if "injections" in info:  # a Perturb wrapper planted instructions (docs/threat-model.md)
+        extra.update(injections=int(info["injections"]), injections_obeyed=int(info["injections_obeyed"]))
     extra.update(more or {})
     record = EpisodeRecord(
         task_id=str(info.get("task_id", p.options.get("task"))),

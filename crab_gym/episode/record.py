@@ -62,6 +62,9 @@ _INFO_KEYS = (
     "invalid_actions",
     "tool_call",
     "events",
+    "perturbations",
+    "injections",
+    "injections_obeyed",
 )
 
 

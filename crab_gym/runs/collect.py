@@ -46,6 +46,7 @@ def collect(
     ray: RayOptions | None = None,
     group: int | None = None,
     branch_at: int = 0,
+    perturb: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Record ``episodes_per_task`` episodes of ``agent`` on every task into ``out``; returns a summary.
 
@@ -57,6 +58,7 @@ def collect(
     ``group``: each episode becomes a group of that many branches from the state at step ``branch_at``
     (:mod:`crab_gym.runs.group`; docs/data.md). Bad group arguments, or a ``branch_at`` beyond an
     episode's end, are a GroupError.
+    ``perturb``: wrap each env in ``Perturb(env, **perturb)`` (docs/threat-model.md).
     """
     from crab_gym.tasks import resolve_tasks
 
@@ -77,13 +79,14 @@ def collect(
     settings = {"env_id": env_id, "agent": agent, "tasks": tasks if isinstance(tasks, str) else list(tasks),
                 "episodes_per_task": episodes_per_task, "seed": seed, "num_envs": num_envs,
                 "env_kwargs": {k: v for k, v in env_kwargs.items() if k != "tasks"},
-                "group": group, "branch_at": branch_at}  # fmt: skip
+                "group": group, "branch_at": branch_at,
+                **({"perturb": dict(perturb)} if perturb is not None else {})}  # fmt: skip
     (out / "collect.json").write_text(json.dumps(settings, indent=1, default=str))
     started = time.perf_counter()
     steps, loop = 0, 0.0
     if jobs:
         worker = Worker(str(out), agent, seed, agent_options, record_options, llm_marks, llm_ocr, record,
-                        env_id, env_kwargs)  # fmt: skip
+                        env_id, env_kwargs, perturb)  # fmt: skip
         if ray is not None:
             from crab_gym.runs.distributed.actors import run_on_ray
 

@@ -80,7 +80,8 @@ def _wrap_llm(env: gym.Env, marks: bool, ocr: str | None) -> gym.Env:
 @dataclass(frozen=True)
 class Worker:
     """What a worker process holds: the env ``env_id`` with ``env_kwargs``, the LLM's interface (for
-    ``agent="llm"``), the recorder into ``out`` (unless ``record`` is False) and the agent."""
+    ``agent="llm"``), the recorder into ``out`` (unless ``record`` is False) and the agent; ``perturb``: the
+    keyword arguments of a Perturb wrapper next to the env (pop-ups and planted instructions), or None."""
 
     out: str
     agent: str = "oracle"
@@ -92,6 +93,7 @@ class Worker:
     record: bool = True
     env_id: str = "Crab-Android-v0"
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    perturb: Mapping[str, Any] | None = None
 
     def make(self) -> tuple[gym.Env, Any]:
         """(env, agent) of a worker, the recorder outermost."""
@@ -99,6 +101,10 @@ class Worker:
         from crab_gym.episode import RecordEpisodes
 
         env = gym.make(self.env_id, **dict(self.env_kwargs))
+        if self.perturb is not None:
+            from crab_gym.wrappers import Perturb
+
+            env = Perturb(env, **dict(self.perturb))
         if self.agent == "llm":
             env = _wrap_llm(env, self.llm_marks, self.llm_ocr)
         if self.record:
