@@ -36,7 +36,7 @@ import numpy as np
 from PIL import Image
 
 from crab_gym.envs.android.device import LONG_PRESS_MS, Device, quote, wait_stable
-from crab_gym.envs.android.emuconsole import console, console_port
+from crab_gym.envs.android.emuconsole import load_snapshot
 from crab_gym.envs.base import DeviceError, DeviceGone
 
 DEFAULT_SERVER_PORT = 5037
@@ -326,13 +326,8 @@ class AdbDevice(Device):
             if code == 0:
                 return
             # 127: a phone without the command (not yet in the simulator): apps are closed, state stays
-        port = console_port(self.serial)
-        if port is not None:  # an emulator: its console restores the named snapshot, when it has one
-            name = os.environ.get("CRAB_GYM_EMU_SNAPSHOT", "crab-gym")
-            listed = console(port, ["avd snapshot list"])[0]
-            if any(line.split()[-1:] == [name] for line in listed):
-                console(port, [f"avd snapshot load {name}"])
-                return
+        if load_snapshot(self.serial, os.environ.get("CRAB_GYM_EMU_SNAPSHOT", "crab-gym")):
+            return  # an emulator: its console restored the snapshot
         self.keyevent(3)
         self.shell(" ; ".join(f"am force-stop {p}" for p in TASK_PACKAGES))
         self.keyevent(3)

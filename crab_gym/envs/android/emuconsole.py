@@ -56,3 +56,16 @@ def console(port: int, lines: list[str], token: str | None = None, timeout: floa
             return results[1:]
     except OSError as e:
         raise DeviceError(f"emulator console on 127.0.0.1:{port} unreachable: {e}") from e
+
+
+def load_snapshot(serial: str, name: str, token: str | None = None) -> bool:
+    """Load snapshot ``name`` on emulator ``serial`` through its console; False if not an emulator serial or
+    the emulator has no such snapshot (DeviceError if the console fails)."""
+    port = console_port(serial)
+    if port is None:
+        return False
+    listed = console(port, ["avd snapshot list"], token)[0]
+    if not any(line.split()[-1:] == [name] for line in listed):
+        return False
+    console(port, [f"avd snapshot load {name}"], token)
+    return True

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from crab_gym.envs.android.emuconsole import console, console_port
+from crab_gym.envs.android.emuconsole import console, console_port, load_snapshot
 from crab_gym.envs.android.sim import Phone
 from crab_gym.envs.android.sim.adbd.console import EmulatorConsole
 from crab_gym.envs.base import DeviceError
 
-QUERY = "content query --uri content://contacts/phones --projection display_name"
+LISTING = "ls -R /sdcard"
 
 
 @pytest.fixture
@@ -31,16 +31,16 @@ def test_console_port_is_the_serials_number() -> None:
 
 def test_snapshot_load_restores_the_saved_phone(served) -> None:
     phone, con = served
-    before = (phone.shell(QUERY), phone.shell("ls -R /sdcard"))
+    before = phone.shell(LISTING)
     console(con.port, ["avd snapshot save clean"], token="t0k")
     phone.shell(
         "content insert --uri content://contacts/people --bind name:s:Zed_Left; echo x > /sdcard/left.txt"
     )
-    assert (phone.shell(QUERY), phone.shell("ls -R /sdcard")) != before
+    assert phone.shell(LISTING) != before
     listed, loaded = console(con.port, ["avd snapshot list", "avd snapshot load clean"], token="t0k")
     assert any(line.split()[-1] == "clean" for line in listed)
     assert loaded == []
-    assert (phone.shell(QUERY), phone.shell("ls -R /sdcard")) == before
+    assert phone.shell(LISTING) == before
 
 
 def test_ko_answers_are_errors(served) -> None:
@@ -50,3 +50,17 @@ def test_ko_answers_are_errors(served) -> None:
     with pytest.raises(DeviceError, match="not found"):
         console(con.port, ["avd snapshot load nope"], token="t0k")
     assert console(con.port, ["avd name", "ping"], token="t0k") == [["crab_sim"], ["I am alive!"]]
+
+
+def test_load_snapshot_by_serial(served) -> None:
+    """What an emulator serial's reset does: the console at the serial's port loads the named snapshot."""
+    phone, con = served
+    serial = f"emulator-{con.port}"
+    assert not load_snapshot(serial, "crab-gym", token="t0k")  # none saved: the reset falls back
+    assert not load_snapshot("R58M12ABC", "crab-gym", token="t0k")
+    before = phone.shell(LISTING)
+    console(con.port, ["avd snapshot save crab-gym"], token="t0k")
+    phone.shell("echo x > /sdcard/Download/left.txt")
+    assert phone.shell(LISTING) != before
+    assert load_snapshot(serial, "crab-gym", token="t0k")
+    assert phone.shell(LISTING) == before
