@@ -4,6 +4,9 @@ unknown snapshots are ``KO`` answers raised as DeviceError."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from crab_gym.envs.android.emuconsole import console, console_port, load_snapshot
@@ -64,3 +67,27 @@ def test_load_snapshot_by_serial(served) -> None:
     assert phone.shell(LISTING) != before
     assert load_snapshot(serial, "crab-gym", token="t0k")
     assert phone.shell(LISTING) == before
+
+
+@pytest.mark.skipif(shutil.which("adb") is None, reason="needs the adb client")
+def test_real_adb_emu_reaches_the_console() -> None:
+    """Debian's ``adb -s emulator-N emu ...`` connects to console port N itself (no adb server involved) and
+    sends no auth line, so it works where the token is empty, as on an emulator whose token file is empty."""
+    phone = Phone(seed=3)
+    con = EmulatorConsole(phone, token="")
+    try:
+        adb = ["adb", "-s", f"emulator-{con.port}", "emu"]
+        before = phone.shell(LISTING)
+        saved = subprocess.run(
+            [*adb, "avd", "snapshot", "save", "s1"], capture_output=True, text=True, timeout=30
+        )
+        assert "KO" not in saved.stdout and "s1" in con.snapshots
+        phone.shell("echo x > /sdcard/Download/left.txt")
+        loaded = subprocess.run(
+            [*adb, "avd", "snapshot", "load", "s1"], capture_output=True, text=True, timeout=30
+        )
+        assert "KO" not in loaded.stdout
+        assert phone.shell(LISTING) == before
+    finally:
+        con.close()
+        phone.close()

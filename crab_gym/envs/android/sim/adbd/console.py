@@ -1,7 +1,7 @@
 """An emulator console for our simulated phone: the protocol ``adb emu`` and ``telnet localhost 5554`` speak.
 
 It is a test double for the Android emulator's console, on loopback, speaking the real protocol: a banner
-asking for ``auth <token>`` (the token is ``~/.emulator_console_auth_token``'s, or the one given), then one
+asking for ``auth <token>`` (``~/.emulator_console_auth_token``'s, or the one given; empty: no auth), then one
 command a line, each answered ``OK`` or ``KO: <reason>`` (lines end ``\\r\\n``). Commands: ``auth``,
 ``avd snapshot save|load|delete <name>``, ``avd snapshot list``, ``avd name``, ``ping``, ``quit``/``exit``.
 Snapshots are the phone's own (:mod:`..system.snapshot`), kept in this process by name.
@@ -53,13 +53,16 @@ class EmulatorConsole:
             h.wfile.write("".join(line + "\r\n" for line in lines).encode())
             h.wfile.flush()
 
-        say(
-            "Android Console: Authentication required",
-            "Android Console: type 'auth <auth_token>' to authenticate",
-            f"Android Console: you can find your <auth_token> in '{TOKEN_FILE}'",
-            "OK",
-        )
-        authed = False
+        authed = not self.token  # an empty token file turns authentication off, as on the emulator
+        if authed:
+            say("Android Console: type 'help' for a list of commands", "OK")
+        else:
+            say(
+                "Android Console: Authentication required",
+                "Android Console: type 'auth <auth_token>' to authenticate",
+                f"Android Console: you can find your <auth_token> in '{TOKEN_FILE}'",
+                "OK",
+            )
         for raw in h.rfile:
             words = raw.decode("utf-8", "replace").split()
             if not words:
