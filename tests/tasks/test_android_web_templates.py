@@ -9,7 +9,13 @@ from crab_gym.core.tasks import Task, get_template
 from crab_gym.envs.android import AndroidEnv
 from crab_gym.tasks.templates.android import WEB_TEMPLATES
 
-ATTRS: dict[str, dict] = {"chrome_search": {"place": "Eiffel Tower"}}
+CASES = [
+    ("chrome_search", {"place": "Eiffel Tower"}),
+    *(
+        ("chrome_open_site", {"host": h})
+        for h in ("github.com", "en.wikipedia.org", "pytorch.org", "arxiv.org")
+    ),
+]
 
 
 @pytest.fixture(scope="module")
@@ -19,9 +25,15 @@ def phone():
     env.close()
 
 
-@pytest.mark.parametrize("template_id", [t.id for t in WEB_TEMPLATES])
-def test_web_template_oracle_solves_and_nothing_does_not(phone: AndroidEnv, template_id: str) -> None:
-    sub = get_template(template_id).instantiate(**ATTRS[template_id])
+def test_every_web_template_has_a_case() -> None:
+    assert {t.id for t in WEB_TEMPLATES} == {c[0] for c in CASES}
+
+
+@pytest.mark.parametrize(("template_id", "attrs"), CASES)
+def test_web_template_oracle_solves_and_nothing_does_not(
+    phone: AndroidEnv, template_id: str, attrs: dict
+) -> None:
+    sub = get_template(template_id).instantiate(**attrs)
     task = Task(f"test-{template_id}", sub.instruction, [sub])
     phone.reset(seed=0)
     task.setup({"android": phone})
@@ -35,3 +47,13 @@ def test_web_template_oracle_solves_and_nothing_does_not(phone: AndroidEnv, temp
         phone.settle()
     graph.update({"android": phone.state()})
     assert graph.completion_ratio == 1.0
+
+
+def test_web_host_sampler_is_deterministic_and_a_served_host() -> None:
+    import random
+
+    from crab_gym.tasks.generator import SAMPLERS
+    from crab_gym.web.app import HOSTS
+
+    drawn = [SAMPLERS["web_host"](random.Random(3)) for _ in range(2)]
+    assert drawn[0] == drawn[1] and drawn[0] in HOSTS

@@ -61,7 +61,7 @@ CRAB_PHONE: tuple[SubTaskTemplate, ...] = (
     organizer.CLOCK_ADD_CITY,
 )
 # Web templates (Chrome on the offline web), for task set v1; not in v0.
-WEB_TEMPLATES: tuple[SubTaskTemplate, ...] = (web.CHROME_SEARCH,)
+WEB_TEMPLATES: tuple[SubTaskTemplate, ...] = (web.CHROME_SEARCH, web.CHROME_OPEN_SITE)
 for _template in ANDROID_TEMPLATES + CRAB_PHONE + WEB_TEMPLATES:
     register(_template)
 UNSAMPLED = frozenset(t.id for t in CRAB_PHONE)

@@ -33,3 +33,22 @@ CHROME_SEARCH = SubTaskTemplate(
     platforms=PLATFORMS,
     apps=(CHROME,),
 )
+
+
+CHROME_OPEN_SITE = SubTaskTemplate(
+    id="chrome_open_site",
+    description="On the phone, load the site {host} in Chrome (it's in the app drawer).",
+    attributes={"host": "web_host"},
+    evaluator=lambda host: [
+        ev.app_in_foreground(package=CHROME),
+        web.chrome_visited(url_contains=f"https://{host}"),
+    ],
+    solution=lambda host: [
+        *open_drawer_app("chrome"),
+        tap(URL_BAR),
+        step("write_text", text=host),
+        step("press", button="enter"),
+    ],
+    platforms=PLATFORMS,
+    apps=(CHROME,),
+)
