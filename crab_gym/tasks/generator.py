@@ -79,6 +79,9 @@ SAMPLERS: dict[str, Sampler] = {
     "cursor_size": lambda r: r.choice((32, 40, 48, 64)),
     "maps_place": lambda r: r.choice(_maps().places).name,  # a place of the offline web's maps
     "postal_code": lambda r: r.choice(r.choice(_maps().cities).postal_codes),
+    "web_host": lambda r: r.choice(
+        ("github.com", "en.wikipedia.org", "pytorch.org", "arxiv.org")
+    ),  # offline web
     "maps_country": lambda r: r.choice(sorted({c.country for c in _maps().cities})),
 }
 

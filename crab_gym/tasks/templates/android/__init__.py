@@ -17,7 +17,7 @@ shared storage, "Download/a.txt") and ``city`` (a world clock city).
 from __future__ import annotations
 
 from crab_gym.core.tasks import SubTaskTemplate, register
-from crab_gym.tasks.templates.android import communication, online, organizer, system
+from crab_gym.tasks.templates.android import communication, online, organizer, system, web
 
 ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     communication.CONTACTS_ADD,
@@ -60,8 +60,10 @@ CRAB_PHONE: tuple[SubTaskTemplate, ...] = (
     system.FILES_FIND_DATE,
     organizer.CLOCK_ADD_CITY,
 )
-for _template in ANDROID_TEMPLATES + CRAB_PHONE:
+# Web templates (Chrome on the offline web), for task set v1; not in v0.
+WEB_TEMPLATES: tuple[SubTaskTemplate, ...] = (web.CHROME_SEARCH, web.CHROME_OPEN_SITE)
+for _template in ANDROID_TEMPLATES + CRAB_PHONE + WEB_TEMPLATES:
     register(_template)
 UNSAMPLED = frozenset(t.id for t in CRAB_PHONE)
 
-__all__ = ["ANDROID_TEMPLATES", "CRAB_PHONE", "UNSAMPLED"]
+__all__ = ["ANDROID_TEMPLATES", "CRAB_PHONE", "UNSAMPLED", "WEB_TEMPLATES"]
