@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import Step, SubTaskTemplate
+from crab_gym.core.tasks import V1_SETS, Step, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import PLATFORMS, desktop, save_as, step
 from crab_gym.tasks.templates.desktop.crab_extra import seeded_picture
@@ -76,6 +76,7 @@ def _as_character() -> list[Step]:
 
 WRITER_IMAGES_ABOVE = SubTaskTemplate(
     id="writer_images_above",
+    sets=V1_SETS,
     description=(
         "Using LibreOffice Writer, put the picture {image_path_1} above the picture {image_path_2} in a new "
         "document (not overlapping) and save it in OpenDocument format as {output_path}."
@@ -124,6 +125,7 @@ def _place(x: str) -> list[Step]:
 
 IMPRESS_IMAGES_RIGHT = SubTaskTemplate(
     id="impress_images_right_pdf",
+    sets=V1_SETS,
     description=(
         "Using LibreOffice Impress, put the picture {image_path_1} to the right of the picture "
         "{image_path_2} on a slide (not overlapping) and export it as PDF to {output_path}."
@@ -154,6 +156,7 @@ IMPRESS_IMAGES_RIGHT = SubTaskTemplate(
 
 IMPRESS_DARKER = SubTaskTemplate(
     id="impress_image_darker",
+    sets=V1_SETS,
     description=(
         "Using LibreOffice Impress, lower the brightness of the picture {image_path_before_edit} (make it "
         "darker) and save the darker picture as {image_path_after_edit}."

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import Step, SubTaskTemplate
+from crab_gym.core.tasks import V1_SETS, Step, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.envs.desktop import image_evaluators as img_ev
 from crab_gym.tasks.templates.desktop.common import PLATFORMS, desktop, step
@@ -67,6 +67,7 @@ def _brighten_setup(envs: Mapping[str, Any], source: str, target: str) -> None:
 
 GIMP_BRIGHTEN_IMAGE = SubTaskTemplate(
     id="gimp_brighten_image",
+    sets=V1_SETS,
     description=(
         "Use GIMP (GNU Image Manipulation Program) to make the image {source} brighter and save the "
         "result as {target}."
@@ -108,6 +109,7 @@ _W, _H = IMAGE_SIZE
 
 GIMP_COMBINE_LEFT_RIGHT = SubTaskTemplate(
     id="gimp_combine_left_right",
+    sets=V1_SETS,
     description=(
         "Use GIMP (GNU Image Manipulation Program) to combine the images {left} and {right} into one image, "
         "{left} on the left and {right} on the right, side by side, and save it as {path}."
