@@ -26,6 +26,15 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
         return 0
     if args.action == "validate":
         return _validate(args)
+    if args.action == "build":  # rewrite a stored set from the registered templates (tasks/v1.py)
+        from crab_gym.tasks.v1 import DATA, write_v1
+
+        if args.set != "v1":
+            print("tasks build: only --set v1 is built this way (v0 is fixed)", file=sys.stderr)
+            return 2
+        out = Path(args.out) if args.out else DATA
+        print(f"{write_v1(out)} tasks written to {out}")
+        return 0
     if args.action == "review":  # the players' fair/unclear marks from `crab-gym play`
         from crab_gym.play.commands import DEFAULT_OUT, review_command
 
@@ -187,8 +196,10 @@ def _cmd_phone(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="crab-gym", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("tasks", help="list, show, generate, validate or import (CRAB's) tasks")
-    t.add_argument("action", choices=["list", "show", "generate", "validate", "review", "import-crab"])
+    t = sub.add_parser("tasks", help="list, show, generate, validate, build (v1) or import (CRAB's) tasks")
+    t.add_argument(
+        "action", choices=["list", "show", "generate", "validate", "build", "review", "import-crab"]
+    )
     t.add_argument("ids", nargs="*")
     t.add_argument("--set", default="v0", help="task set name or JSON file")
     t.add_argument("--seed", type=int, default=0, help="generate: the seed (same seed, same tasks)")
