@@ -7,7 +7,7 @@ comes from its own seeded stream (the template's id, or the composition group an
 gives the same file.
 
 - **Singles**: up to :data:`PER_TEMPLATE` instances of every v1 template with distinct instructions (a
-  template with few attributes has fewer), ids ``<template>-<k>``.
+  template with few attributes has fewer), ids ``v1-<template>-<k>`` (apart from v0's).
 - **Composed**: :data:`GROUPS` of typed compositions (``crab_gym.tasks.composition``) over the v1 templates
   the generator also draws (interactive and CRAB-only ones stay singles); the ``hard`` group keeps only
   compositions with more than :data:`MEDIUM` oracle steps over at least three apps. Ids
@@ -87,7 +87,7 @@ def _singles(templates: Sequence[SubTaskTemplate]) -> list[Task]:
             if sub.instruction in seen:
                 continue
             seen.add(sub.instruction)
-            tasks.append(Task(f"{template.id}-{len(seen) - 1}", sub.instruction, [sub]))
+            tasks.append(Task(f"v1-{template.id}-{len(seen) - 1}", sub.instruction, [sub]))
             if len(seen) == PER_TEMPLATE:
                 break
     return tasks
