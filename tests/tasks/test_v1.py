@@ -121,3 +121,15 @@ def test_oracle_solves_all_of_v1() -> None:
 
     bad = [(r.task_id, r.problems) for r in run_check_parallel(TASKS, 2) if not r.ok]
     assert not bad
+
+
+def test_stats_and_seeded_sample() -> None:
+    from crab_gym.tasks.stats import platform_group, sample, stats_lines
+
+    a, b = sample(TASKS, 40, seed=0), sample(TASKS, 40, seed=0)
+    assert [t.id for t in a] == [t.id for t in b] != [t.id for t in sample(TASKS, 40, seed=1)]
+    assert len(a) == 40 and [t.id for t in a] == [t.id for t in TASKS if t in a]  # the set's order
+    lines = stats_lines(TASKS)
+    assert lines[0].startswith(f"tasks: {len(TASKS)};")
+    groups = Counter(platform_group(t) for t in TASKS)
+    assert any(line.startswith(f"cross: {groups['cross']} tasks") for line in lines)
