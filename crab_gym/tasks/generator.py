@@ -88,7 +88,7 @@ def _path_with(ext: str) -> Sampler:
 
 
 # "path.odt" and friends: a path whose file has that extension.
-for _ext in ("odt", "ods", "odp", "txt", "md", "csv", "sh", "tar.gz"):
+for _ext in ("odt", "ods", "odp", "txt", "md", "csv", "sh", "tar.gz", "png", "pdf"):
     SAMPLERS[f"path.{_ext}"] = _path_with(_ext)
 
 

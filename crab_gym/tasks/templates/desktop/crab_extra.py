@@ -142,7 +142,7 @@ SETTINGS_BACKGROUND = SubTaskTemplate(
         "Set the picture {photo_path} as the desktop background: the GNOME setting picture-uri (schema "
         "org.gnome.desktop.background) must name it, for example with gsettings in a terminal."
     ),
-    attributes={"photo_path": "path"},
+    attributes={"photo_path": "path.png"},
     evaluator=lambda photo_path: [ev.background_is(path=photo_path)],
     setup=_background_setup,
     solution=lambda photo_path: terminal(

@@ -72,7 +72,7 @@ GIMP_BRIGHTEN_IMAGE = SubTaskTemplate(
         "Use GIMP (GNU Image Manipulation Program) to make the image {source} brighter and save the "
         "result as {target}."
     ),
-    attributes={"source": "path", "target": "path"},
+    attributes={"source": "path.png", "target": "path.png"},
     evaluator=lambda source, target: [
         ev.file_exists(path=target),
         img_ev.image_brighter(source=source, target=target),
@@ -114,7 +114,7 @@ GIMP_COMBINE_LEFT_RIGHT = SubTaskTemplate(
         "Use GIMP (GNU Image Manipulation Program) to combine the images {left} and {right} into one image, "
         "{left} on the left and {right} on the right, side by side, and save it as {path}."
     ),
-    attributes={"left": "path", "right": "path", "path": "path"},
+    attributes={"left": "path.png", "right": "path.png", "path": "path.png"},
     evaluator=lambda left, right, path: [
         ev.file_exists(path=path),
         img_ev.image_left_of(left=left, right=right, path=path),
