@@ -42,6 +42,13 @@ def _maps() -> Maps:
     return Maps(0)
 
 
+@cache
+def _doc_pages() -> tuple[str, ...]:
+    from crab_gym.web.content.apidocs import PAGES
+
+    return tuple(p.name for p in PAGES)
+
+
 def _word(r: random.Random) -> str:
     return r.choice(NOUNS).capitalize()
 
@@ -80,6 +87,7 @@ SAMPLERS: dict[str, Sampler] = {
     "maps_place": lambda r: r.choice(_maps().places).name,  # a place of the offline web's maps
     "postal_code": lambda r: r.choice(r.choice(_maps().cities).postal_codes),
     "maps_country": lambda r: r.choice(sorted({c.country for c in _maps().cities})),
+    "docs_function": lambda r: r.choice(_doc_pages()),  # a function the offline web's API docs document
 }
 
 

@@ -140,7 +140,7 @@ WEB_DOCS_EXAMPLE = SubTaskTemplate(
         "Using Firefox, find the example of {function} in the official PyTorch 1.13 documentation and copy "
         "all the lines of code of the example to the clipboard."
     ),
-    attributes={"function": "word"},
+    attributes={"function": "docs_function"},
     evaluator=lambda function: [
         ev.window_active(title_contains=DOCS_TITLE.format(function=function)),
         *(ev.clipboard_contains(text=line) for line in _code_lines(function)),
