@@ -48,8 +48,7 @@ ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     online.MAPS_POSTAL_CITY,
     online.MAPS_ROUTE_DISTANCE,
 )
-# CRAB v0's phone sub-tasks (crab_gym/tasks/crab_v0.py): registered, but the generator does not sample them,
-# so the fixed v0 set (crab_gym/tasks/data/v0.json) stays as it was built.
+# CRAB v0's phone sub-tasks (crab_gym/tasks/crab_v0.py): in v1 but not drawn by the generator (their sets).
 CRAB_PHONE: tuple[SubTaskTemplate, ...] = (
     organizer.NOTES_CREATE_UNTITLED,
     organizer.CALENDAR_ADD_ALL_DAY,
@@ -64,6 +63,5 @@ CRAB_PHONE: tuple[SubTaskTemplate, ...] = (
 WEB_TEMPLATES: tuple[SubTaskTemplate, ...] = (web.CHROME_SEARCH, web.CHROME_OPEN_SITE)
 for _template in ANDROID_TEMPLATES + CRAB_PHONE + WEB_TEMPLATES:
     register(_template)
-UNSAMPLED = frozenset(t.id for t in CRAB_PHONE)
 
-__all__ = ["ANDROID_TEMPLATES", "CRAB_PHONE", "UNSAMPLED", "WEB_TEMPLATES"]
+__all__ = ["ANDROID_TEMPLATES", "CRAB_PHONE", "WEB_TEMPLATES"]
