@@ -11,6 +11,7 @@ from collections.abc import Callable, Collection, Sequence
 from functools import cache
 
 from crab_gym.core.tasks import TEMPLATES, SubTaskTemplate, Task
+from crab_gym.web.content.encyclopedia import COUNTRIES
 from crab_gym.web.content.places import Maps
 
 NOUNS = (
@@ -54,6 +55,20 @@ def _text(r: random.Random) -> str:
     return f"The {r.choice(ADJECTIVES)} {r.choice(NOUNS)} {r.choice(VERBS)} on day {r.randint(2, 28)}"
 
 
+# The encyclopedia's countries whose capital is also a city of the time zone database (the world clock's).
+_NOT_ZONES = (
+    "New Delhi",
+    "Bern",
+    "Washington, D.C.",
+    "Ottawa",
+    "Brasilia",
+    "Wellington",
+    "Suva",
+    "Abuja",
+    "Beijing",
+)
+WIKI_COUNTRIES = tuple(c[0] for c in COUNTRIES if c[1] not in _NOT_ZONES)
+
 SAMPLERS: dict[str, Sampler] = {
     "word": _word,
     "text": _text,
@@ -80,6 +95,7 @@ SAMPLERS: dict[str, Sampler] = {
     "maps_place": lambda r: r.choice(_maps().places).name,  # a place of the offline web's maps
     "postal_code": lambda r: r.choice(r.choice(_maps().cities).postal_codes),
     "maps_country": lambda r: r.choice(sorted({c.country for c in _maps().cities})),
+    "wiki_country": lambda r: r.choice(WIKI_COUNTRIES),  # a country of the offline encyclopedia
 }
 
 

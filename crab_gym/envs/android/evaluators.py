@@ -118,6 +118,18 @@ def world_clock_has(state: AndroidState, city: str) -> bool:
 
 
 @evaluator(env=ENV)
+def world_clock_is(state: AndroidState, cities: list[str]) -> bool:
+    """the Clock's world clock lists exactly {cities}, in any order"""
+    try:
+        root = ElementTree.fromstring(state.read_text(CLOCK_PREFS) or "")
+    except ElementTree.ParseError:
+        return False
+    chosen = root.find("set[@name='selected_cities']")
+    shown = [] if chosen is None else [e.text or "" for e in chosen.findall("string")]
+    return sorted(c.casefold() for c in shown) == sorted(c.casefold() for c in cities)
+
+
+@evaluator(env=ENV)
 def timer_set(state: AndroidState, minutes: int) -> bool:
     """a {minutes}-minute timer is running"""
     rows = state.sqlite(ALARMS_DB, f"SELECT _id FROM timers WHERE length = {int(minutes) * 60_000}")
@@ -227,4 +239,5 @@ __all__ = [
     "text_on_screen",
     "timer_set",
     "world_clock_has",
+    "world_clock_is",
 ]

@@ -17,7 +17,7 @@ shared storage, "Download/a.txt") and ``city`` (a world clock city).
 from __future__ import annotations
 
 from crab_gym.core.tasks import SubTaskTemplate, register
-from crab_gym.tasks.templates.android import communication, online, organizer, system
+from crab_gym.tasks.templates.android import communication, online, organizer, system, web
 
 ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     communication.CONTACTS_ADD,
@@ -60,7 +60,8 @@ CRAB_PHONE: tuple[SubTaskTemplate, ...] = (
     system.FILES_FIND_DATE,
     organizer.CLOCK_ADD_CITY,
 )
-for _template in ANDROID_TEMPLATES + CRAB_PHONE:
+# Chrome over the offline web and the world clock (for v1; not in v0's sampled set).
+for _template in ANDROID_TEMPLATES + CRAB_PHONE + web.WEB_TEMPLATES:
     register(_template)
 UNSAMPLED = frozenset(t.id for t in CRAB_PHONE)
 
