@@ -96,6 +96,7 @@ SAMPLERS: dict[str, Sampler] = {
     "postal_code": lambda r: r.choice(r.choice(_maps().cities).postal_codes),
     "maps_country": lambda r: r.choice(sorted({c.country for c in _maps().cities})),
     "wiki_country": lambda r: r.choice(WIKI_COUNTRIES),  # a country of the offline encyclopedia
+    "recent_app": lambda r: r.choice(("Keep Notes", "Settings")),
 }
 
 

@@ -64,6 +64,7 @@ ATTRS: dict[str, dict] = {
     "chrome_search_capital_sms": {"country": "Ethiopia", "number": "555-321-7788"},
     "worldclock_add_capital": {"country": "Argentina"},
     "worldclock_remove_city": {"first": "Tokyo", "city": "Lima", "last": "Denver"},
+    "recents_clear_all": {"first": "Settings", "second": "Keep Notes"},
 }
 IDS = [t.id for t in ANDROID_TEMPLATES + CRAB_PHONE + WEB_TEMPLATES]
 SPECS = {a.name: a for a in ACTIONS}

@@ -212,10 +212,36 @@ WORLDCLOCK_REMOVE_CITY = SubTaskTemplate(
     apps=(CLOCK,),
 )
 
+
+# ---- overview (recents) ----------------------------------------------------------------------------------
+RECENTS_BUTTON = (0.8333, 0.9729)  # the navigation bar's square
+CLEAR_ALL_AFTER_TWO = (0.5, 0.2292)  # overview's "Clear all", under two task cards
+
+
+RECENT_APPS = {"Keep Notes": "com.google.android.keep", "Settings": "com.android.settings"}
+
+
+def _two_apps(envs: Mapping[str, Any], first: str, second: str) -> None:
+    phone = android(envs)
+    phone.launch(RECENT_APPS[first])
+    phone.launch(RECENT_APPS[second])
+
+
+RECENTS_CLEAR_ALL = SubTaskTemplate(
+    id="recents_clear_all",
+    description="{first} and {second} are open. Close every app with overview's 'Clear all' (the square).",
+    attributes={"first": "recent_app", "second": "recent_app"},
+    evaluator=lambda first, second: [ev.no_recent_apps()],
+    setup=_two_apps,
+    solution=lambda first, second: [tap(RECENTS_BUTTON), tap(CLEAR_ALL_AFTER_TWO)],
+    platforms=PLATFORMS,
+    apps=(ev.LAUNCHER,),
+)
 WEB_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     CHROME_CAPITAL_NOTE,
     CHROME_CURRENCY_TASK,
     CHROME_SEARCH_CAPITAL_SMS,
     WORLDCLOCK_ADD_CAPITAL,
     WORLDCLOCK_REMOVE_CITY,
+    RECENTS_CLEAR_ALL,
 )
