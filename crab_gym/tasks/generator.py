@@ -11,6 +11,7 @@ from collections.abc import Callable, Collection, Sequence
 from functools import cache
 
 from crab_gym.core.tasks import TEMPLATES, SubTaskTemplate, Task
+from crab_gym.web.content.encyclopedia import COUNTRIES
 from crab_gym.web.content.places import Maps
 
 NOUNS = (
@@ -61,6 +62,20 @@ def _text(r: random.Random) -> str:
     return f"The {r.choice(ADJECTIVES)} {r.choice(NOUNS)} {r.choice(VERBS)} on day {r.randint(2, 28)}"
 
 
+# The encyclopedia's countries whose capital is also a city of the time zone database (the world clock's).
+_NOT_ZONES = (
+    "New Delhi",
+    "Bern",
+    "Washington, D.C.",
+    "Ottawa",
+    "Brasilia",
+    "Wellington",
+    "Suva",
+    "Abuja",
+    "Beijing",
+)
+WIKI_COUNTRIES = tuple(c[0] for c in COUNTRIES if c[1] not in _NOT_ZONES)
+
 SAMPLERS: dict[str, Sampler] = {
     "word": _word,
     "text": _text,
@@ -91,6 +106,8 @@ SAMPLERS: dict[str, Sampler] = {
     ),  # offline web
     "maps_country": lambda r: r.choice(sorted({c.country for c in _maps().cities})),
     "docs_function": lambda r: r.choice(_doc_pages()),  # a function the offline web's API docs document
+    "wiki_country": lambda r: r.choice(WIKI_COUNTRIES),  # a country of the offline encyclopedia
+    "recent_app": lambda r: r.choice(("Keep Notes", "Settings")),
 }
 
 

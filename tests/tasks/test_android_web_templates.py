@@ -7,7 +7,7 @@ import pytest
 
 from crab_gym.core.tasks import Task, get_template
 from crab_gym.envs.android import AndroidEnv
-from crab_gym.tasks.templates.android import WEB_TEMPLATES
+from crab_gym.tasks.templates.android import CHROME_TEMPLATES
 
 CASES = [
     ("chrome_search", {"place": "Eiffel Tower"}),
@@ -26,7 +26,7 @@ def phone():
 
 
 def test_every_web_template_has_a_case() -> None:
-    assert {t.id for t in WEB_TEMPLATES} == {c[0] for c in CASES}
+    assert {t.id for t in CHROME_TEMPLATES} == {c[0] for c in CASES}
 
 
 @pytest.mark.parametrize(("template_id", "attrs"), CASES)

@@ -17,7 +17,7 @@ shared storage, "Download/a.txt") and ``city`` (a world clock city).
 from __future__ import annotations
 
 from crab_gym.core.tasks import SubTaskTemplate, register
-from crab_gym.tasks.templates.android import communication, online, organizer, system, web
+from crab_gym.tasks.templates.android import chrome, communication, online, organizer, system, web
 
 ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     communication.CONTACTS_ADD,
@@ -59,9 +59,11 @@ CRAB_PHONE: tuple[SubTaskTemplate, ...] = (
     system.FILES_FIND_DATE,
     organizer.CLOCK_ADD_CITY,
 )
-# Web templates (Chrome on the offline web), for task set v1; not in v0.
-WEB_TEMPLATES: tuple[SubTaskTemplate, ...] = (web.CHROME_SEARCH, web.CHROME_OPEN_SITE)
-for _template in ANDROID_TEMPLATES + CRAB_PHONE + WEB_TEMPLATES:
+# For v1, not v0: Chrome on the offline web (searches, sites: `chrome`); facts read in Chrome written into
+# other apps, the world clock and recents (`web`).
+CHROME_TEMPLATES: tuple[SubTaskTemplate, ...] = (chrome.CHROME_SEARCH, chrome.CHROME_OPEN_SITE)
+WEB_TEMPLATES: tuple[SubTaskTemplate, ...] = web.WEB_TEMPLATES
+for _template in ANDROID_TEMPLATES + CRAB_PHONE + CHROME_TEMPLATES + WEB_TEMPLATES:
     register(_template)
 
-__all__ = ["ANDROID_TEMPLATES", "CRAB_PHONE", "WEB_TEMPLATES"]
+__all__ = ["ANDROID_TEMPLATES", "CHROME_TEMPLATES", "CRAB_PHONE", "WEB_TEMPLATES"]
