@@ -284,7 +284,10 @@ class Task:
             pred = self.subtasks[u]
             out = pred.output()
             for name, typ in sub.template.input_types.items():
-                if typ == pred.template.output_type and out is not None and sub.attributes[name] == out:
+                kind = pred.template.output_type
+                # "path.png" is a kind of "path": the value being the predecessor's output decides
+                same_kind = kind is not None and typ.split(".")[0] == kind.split(".")[0]
+                if same_kind and out is not None and sub.attributes[name] == out:
                     fed.add(name)
         return fed
 
