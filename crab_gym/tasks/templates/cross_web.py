@@ -8,11 +8,11 @@ from crab_gym.core.tasks import Step, SubTaskTemplate, get_template, register
 from crab_gym.envs.android import evaluators as phone
 from crab_gym.envs.android import web_evaluators as phone_web
 from crab_gym.envs.desktop import evaluators as desk
+from crab_gym.tasks.templates.android.chrome import CHROME
 from crab_gym.tasks.templates.android.web import open_page, page_path
 from crab_gym.tasks.templates.desktop.browser import chromium_to, fact, write_line
 
 PLATFORMS = ("ubuntu", "android")
-CHROME = "com.android.chrome"
 KEEP = "com.google.android.keep"
 
 CROSS_PHONE_WEB_TO_FILE = register(

@@ -16,6 +16,7 @@ from crab_gym.core.tasks import Step, SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.envs.android import web_evaluators as web
 from crab_gym.envs.android.sim.apps.worldclock import city_named
+from crab_gym.tasks.templates.android.chrome import CHROME, URL_BAR
 from crab_gym.tasks.templates.android.communication import _sms_solution
 from crab_gym.tasks.templates.android.layout import (
     DRAWER,
@@ -32,9 +33,7 @@ from crab_gym.tasks.templates.android.layout import (
 from crab_gym.tasks.templates.android.organizer import CLOCK_TABS
 from crab_gym.web.content.encyclopedia import Country, Encyclopedia
 
-CHROME = "com.android.chrome"
 CLOCK = "com.google.android.deskclock"
-URL_BAR = (0.5, 0.0771)  # Chrome's address bar, above the page
 CITY_ROWS = tuple(0.3 + i * 0.0833 for i in range(6))  # the world clock's rows under the phone's own time
 
 
