@@ -86,7 +86,9 @@ END;
 """,
     CALENDAR_DB: """
 CREATE TABLE Calendars (_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, calendar_displayName TEXT,
-  account_name TEXT, account_type TEXT, visible INTEGER DEFAULT 1);
+  account_name TEXT, account_type TEXT, visible INTEGER DEFAULT 1, calendar_color INTEGER,
+  calendar_access_level INTEGER DEFAULT 700, ownerAccount TEXT, sync_events INTEGER DEFAULT 1,
+  calendar_timezone TEXT);
 CREATE TABLE Events (_id INTEGER PRIMARY KEY AUTOINCREMENT, calendar_id INTEGER DEFAULT 1, title TEXT,
   eventLocation TEXT, description TEXT, dtstart INTEGER, dtend INTEGER, allDay INTEGER DEFAULT 0,
   eventTimezone TEXT DEFAULT 'UTC', deleted INTEGER DEFAULT 0);
@@ -288,12 +290,8 @@ class connect:
 
 
 def add_contact(c: sqlite3.Connection, name: str, number: str = "", email: str = "") -> int:
-    cur = c.execute(
-        "INSERT INTO raw_contacts (display_name, display_name_alt, account_type) VALUES (?,?,?)",
-        (name, ", ".join(reversed(name.split(" ", 1))), "com.android.localphone"),
-    )
-    rid = cur.lastrowid
-    c.execute("UPDATE raw_contacts SET contact_id = ? WHERE _id = ?", (rid, rid))
+    rid = new_raw_contact(c, account_type="com.android.localphone")
+    name_contact(c, rid, name)
     mimes = dict(c.execute("SELECT mimetype, _id FROM mimetypes"))
     c.execute(
         "INSERT INTO data (raw_contact_id, mimetype_id, data1) VALUES (?,?,?)", (rid, mimes[NAME_MIME], name)
@@ -309,6 +307,25 @@ def add_contact(c: sqlite3.Connection, name: str, number: str = "", email: str =
             (rid, mimes[EMAIL_MIME], email),
         )
     return int(rid or 0)
+
+
+def new_raw_contact(c: sqlite3.Connection, **account: object) -> int:
+    """An empty raw contact (its own aggregate contact), as a stock raw_contacts insert makes one."""
+    cols = [k for k in ("account_name", "account_type") if account.get(k) is not None]
+    names, marks = ", ".join(cols) or "deleted", ", ".join("?" * len(cols)) or "0"
+    rid = c.execute(
+        f"INSERT INTO raw_contacts ({names}) VALUES ({marks})", [account[k] for k in cols]
+    ).lastrowid
+    c.execute("UPDATE raw_contacts SET contact_id = ? WHERE _id = ?", (rid, rid))
+    return int(rid or 0)
+
+
+def name_contact(c: sqlite3.Connection, rid: int, name: str) -> None:
+    """A raw contact's display name, as the provider derives it from a StructuredName row."""
+    alt = ", ".join(reversed(name.split(" ", 1)))
+    c.execute(
+        "UPDATE raw_contacts SET display_name = ?, display_name_alt = ? WHERE _id = ?", (name, alt, rid)
+    )
 
 
 def thread_of(c: sqlite3.Connection, address: str) -> int | None:
