@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from crab_gym.envs.android.device import quote
@@ -65,6 +66,7 @@ FALLBACK_DELETES = {
 }
 CONTACTS = "content://com.android.contacts"
 NAME, PHONE, EMAIL = (f"vnd.android.cursor.item/{m}" for m in ("name", "phone_v2", "email_v2"))
+BOXES = {1: "inbox", 2: "sent"}  # an SMS's type: the provider uri it is inserted through
 CHUNK = 3000  # characters of one shell command line (adbd's old limit was 4 KiB)
 _ROW_ID = re.compile(rb"_id=(\d+)")
 
@@ -149,32 +151,9 @@ def seed(dev: Device, base: Baseline) -> None:
     insert_contacts(dev, base.contacts)
     if base.sms:
         dev.shell("appops set com.android.shell WRITE_SMS allow")  # not every phone knows the op: best effort
-    sms = [
-        insert(
-            "content://sms/" + ("inbox" if m.type == 1 else "sent"),
-            address=m.address,
-            body=m.body,
-            date=m.date,
-            date_sent=m.date,
-            read=m.read,
-            seen=1,
-            type=m.type,
-        )
-        for m in base.sms
-    ]
-    calls = [
-        insert(
-            "content://call_log/calls",
-            number=k.number,
-            date=k.date,
-            duration=k.duration,
-            type=k.type,
-            name=k.name,
-            new=0,
-            is_read=1,
-        )
-        for k in base.calls
-    ]
+    # the dataclasses' fields are the providers' column names
+    sms = [insert(f"content://sms/{BOXES[m.type]}", **asdict(m), date_sent=m.date, seen=1) for m in base.sms]
+    calls = [insert("content://call_log/calls", **asdict(k), new=0, is_read=1) for k in base.calls]
     run(dev, sms + calls)
     if base.events:
         account = CALENDAR["account_name"]
