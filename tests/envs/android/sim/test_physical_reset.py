@@ -164,3 +164,37 @@ def test_the_oracle_solves_phone_tasks_on_it(device, monkeypatch) -> None:
                 assert info["termination_reason"] == "success", (task.id, info)
     finally:
         env.close()
+
+
+def sh(phone: Phone, cmd: str) -> tuple[str, str, int]:
+    out, err, code = phone.shell(cmd)
+    return out.decode(), err.decode(), code
+
+
+def test_the_phone_takes_the_stock_forms_and_refuses_what_stock_android_refuses() -> None:
+    """A raw contact named by its StructuredName row; data rows need a raw contact; calendars are inserted
+    only by a sync adapter, whose account comes from the uri."""
+    phone = Phone(seed=0)
+    try:
+        raw = "content://com.android.contacts/raw_contacts"
+        sh(phone, f"content insert --uri {raw} --bind account_name:n: --bind account_type:n:")
+        rid = max(int(i) for i in re.findall(r"_id=(\d+)", sh(phone, f"content query --uri {raw}")[0]))
+        name = "vnd.android.cursor.item/name"
+        data = "content://com.android.contacts/data"
+        sh(phone, f"content insert --uri {data} --bind raw_contact_id:l:{rid} --bind mimetype:s:{name} "
+           "--bind data2:s:Ada --bind data3:s:Byron")  # fmt: skip
+        assert f"_id={rid}, name=Ada Byron" in sh(phone, "content query --uri content://contacts/people")[0]
+        for binds in ("--bind data1:s:x", "--bind raw_contact_id:l:999 --bind data1:s:x"):
+            _, err, code = sh(phone, f"content insert --uri {data} --bind mimetype:s:{name} {binds}")
+            assert code != 0 and "raw" in err
+        cal = "content://com.android.calendar/calendars"
+        _, err, code = sh(phone, f"content insert --uri {cal} --bind name:s:x")
+        assert code != 0 and "sync adapter" in err
+        sh(
+            phone,
+            f"content insert --uri '{cal}?caller_is_syncadapter=true&account_name=a@b.c&account_type=LOCAL' "
+            "--bind name:s:work --bind calendar_access_level:l:700",
+        )
+        assert "account_name=a@b.c, account_type=LOCAL" in sh(phone, f"content query --uri {cal}")[0]
+    finally:
+        phone.close()
