@@ -68,7 +68,7 @@ CONTACTS = "content://com.android.contacts"
 NAME, PHONE, EMAIL = (f"vnd.android.cursor.item/{m}" for m in ("name", "phone_v2", "email_v2"))
 BOXES = {1: "inbox", 2: "sent"}  # an SMS's type: the provider uri it is inserted through
 CHUNK = 3000  # characters of one shell command line (adbd's old limit was 4 KiB)
-_ROW_ID = re.compile(rb"_id=(\d+)")
+_ROW_ID = re.compile(rb"Row: \d+ _id=(\d+)")
 
 
 def bind(name: str, value: str | int | None) -> str:
