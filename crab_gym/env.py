@@ -376,6 +376,7 @@ class CrabEnv(gym.Env):
         """Reset every device, set the task up on them, schedule its events and evaluate the start state."""
         self.events.stop()
         for name in list(self.subenvs):
+            self.subenvs[name].task_apps = task.apps
             self._reset_device(name, seed)
         task.setup(self.subenvs)
         self.events.start(task.all_events(), self.subenvs, self.realtime)

@@ -52,6 +52,9 @@ class SubEnv(abc.ABC):
     name: str
     description: str
     actions: Sequence[ActionSpec]
+    # The packages of the task the next reset() sets up (CrabEnv sets them): a device that cannot be put back
+    # whole (a physical phone) clears these apps' data.
+    task_apps: tuple[str, ...] = ()
 
     @property
     @abc.abstractmethod

@@ -125,6 +125,7 @@ class AndroidEnv(SubEnv):
     # ---- SubEnv ----------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> None:
         self._state = None
+        self.device.task_apps = self.task_apps
         self.device.reset(seed)
 
     def execute(self, spec: ActionSpec, params: Mapping[str, Any]) -> ActionResult:
@@ -267,13 +268,14 @@ class AndroidEnv(SubEnv):
         )
 
     def add_contact(self, name: str, number: str = "", email: str = "") -> None:
-        """Add a contact with a phone number and/or an email through the contacts provider (our phone's
-        simplified insert; a real device needs a raw_contacts row then data rows)."""
-        binds = [f"--bind {quote(k + ':s:' + v)}" for k, v in (("number", number), ("email", email)) if v]
-        self._shell_ok(
-            "content insert --uri content://com.android.contacts/raw_contacts "
-            f"--bind {quote('name:s:' + name)} " + " ".join(binds)
-        )
+        """Add a contact with a phone number and/or an email through the contacts provider, as a stock one
+        takes it: a raw_contacts row, then name, phone and email data rows."""
+        from crab_gym.envs.android.seeder import insert_contacts
+        from crab_gym.envs.android.sim.storage.baseline import Contact
+
+        insert_contacts(self.device, [Contact(name, number, email)])
+        self.device.invalidate()
+        self._state = None
 
     def add_event(self, title: str, start_ms: int, end_ms: int, all_day: bool = False) -> None:
         """A calendar event through the calendar provider (an all-day one spans UTC midnight to midnight)."""

@@ -14,7 +14,8 @@ Reset: on our own simulated phone served in this process (backend ``adb-sim``) t
 directly; on our phone served elsewhere, its shell's ``crab-reset [seed]`` (when the simulator has it). On any
 emulator serial (``emulator-NNNN``) whose console lists the snapshot ``CRAB_GYM_EMU_SNAPSHOT`` (default
 ``crab-gym``, saved by the user), its console loads it (:mod:`.emuconsole`, as ``adb emu avd snapshot load``).
-On any other device the backend goes home and force-stops the task apps; their data stays.
+On any other device (a physical phone) the task apps and the stock providers are cleared (``pm clear``) and
+the seed's contacts, messages, calls, calendar and files written back over adb (:mod:`.seeder`).
 
 Recovery: a reset first brings a device that dropped off adb back (:meth:`AdbDevice.reconnect`): a dead adb
 server is started again, our own served phone is served again, a network serial is ``adb connect``-ed again,
@@ -37,24 +38,11 @@ from PIL import Image
 
 from crab_gym.envs.android.device import LONG_PRESS_MS, Device, quote, wait_stable
 from crab_gym.envs.android.emuconsole import load_snapshot
+from crab_gym.envs.android.seeder import reset_physical
 from crab_gym.envs.base import DeviceError, DeviceGone
 
 DEFAULT_SERVER_PORT = 5037
 DEFAULT_WAIT = 30.0  # s a reset waits for a device that dropped off adb (CRAB_GYM_ADB_WAIT overrides)
-# The apps tasks use; a reset on a real device force-stops them.
-TASK_PACKAGES = (
-    "com.android.contacts",
-    "com.google.android.apps.messaging",
-    "com.google.android.dialer",
-    "com.google.android.calendar",
-    "com.google.android.deskclock",
-    "com.google.android.apps.tasks",
-    "com.google.android.keep",
-    "com.google.android.documentsui",
-    "com.android.settings",
-    "com.google.android.gm",
-    "com.android.camera2",
-)
 SHELL_STDIN, SHELL_STDOUT, SHELL_STDERR, SHELL_EXIT, SHELL_CLOSE_STDIN = 0, 1, 2, 3, 4
 _SIZE = re.compile(rb"(Physical|Override) size: (\d+)x(\d+)")
 
@@ -120,6 +108,7 @@ class AdbDevice(Device):
     ) -> None:
         self.serial = serial
         self.served = served
+        self.seed = 0  # the seed a physical phone's reset writes back (the last one given)
         self.wait = reconnect_wait() if wait is None else wait
         self._host = server_host
         self._port = server_port_ or server_port()
@@ -328,9 +317,9 @@ class AdbDevice(Device):
             # 127: a phone without the command (not yet in the simulator): apps are closed, state stays
         if load_snapshot(self.serial, os.environ.get("CRAB_GYM_EMU_SNAPSHOT", "crab-gym")):
             return  # an emulator: its console restored the snapshot
-        self.keyevent(3)
-        self.shell(" ; ".join(f"am force-stop {p}" for p in TASK_PACKAGES))
-        self.keyevent(3)
+        if seed is not None:
+            self.seed = int(seed)
+        reset_physical(self, self.seed)  # a phone: task apps cleared, the seed's data written over adb
 
     def close(self) -> None:
         if self._closed:

@@ -3,9 +3,8 @@ through the system providers (``content insert``), all through :meth:`Device.she
 the simulated phone and on a real one over adb.
 
 The phone's shell bounds a command (the simulated one stops runaway loops, adb its transport); the output
-is cut at OUTPUT_CAP, and a failing command is a result (exit code and output). ``add_contact`` inserts a
-raw contact with ``display_name`` and ``number``, as our phone's contacts provider takes it; a stock
-provider wants the name and number as data rows of a new raw contact instead (not done here).
+is cut at OUTPUT_CAP, and a failing command is a result (exit code and output). ``add_contact`` inserts
+as a stock contacts provider takes it: an empty raw contact, then its name and phone data rows.
 """
 
 from __future__ import annotations
@@ -16,8 +15,10 @@ from pydantic import Field
 
 from crab_gym.core.actions import Typable, action
 from crab_gym.envs.android.device import quote
+from crab_gym.envs.android.seeder import insert_contacts
+from crab_gym.envs.android.sim.storage.baseline import Contact
 from crab_gym.envs.api_actions import command_result
-from crab_gym.envs.base import ActionResult
+from crab_gym.envs.base import ActionResult, DeviceError
 
 if TYPE_CHECKING:
     from crab_gym.envs.android import AndroidEnv
@@ -58,7 +59,12 @@ def add_contact(env: AndroidEnv, name: Name, number: PhoneNumber) -> ActionResul
         name: The contact's full name, e.g. "Ada Lovelace".
         number: The contact's phone number.
     """
-    return _insert(env, "content://com.android.contacts/raw_contacts", display_name=name, number=number)
+    try:
+        (rid,) = insert_contacts(env.device, [Contact(name, number, "")])
+    except DeviceError as e:
+        return ActionResult(output=command_result(str(e).encode(), 1))
+    env.device.invalidate()
+    return ActionResult(output=command_result(f"raw contact {rid}\n".encode(), 0))
 
 
 def _insert(env: AndroidEnv, uri: str, **values: str) -> ActionResult:

@@ -22,6 +22,8 @@ LONG_PRESS_MS = 800  # above Android's 500 ms long-press timeout, as `input swip
 class Device(abc.ABC):
     """One Android device, reached by some backend. Every call is synchronous."""
 
+    task_apps: tuple[str, ...] = ()  # the next task's apps: what a phone that cannot be snapshotted clears
+
     @property
     @abc.abstractmethod
     def size(self) -> tuple[int, int]:

@@ -107,6 +107,7 @@ class Phone:
         self._next_task = 1
         self.last_touch = (0.0, 0.0)
         self._dark = False
+        self.props: dict[str, str] = {}  # system properties over the defaults (another model, in a test)
         self.web = WebLink.own(0)  # the offline web Chrome and Maps reach (attach_web joins a session's)
         self.reset(seed)
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import random
 import sqlite3
 from pathlib import Path
 
-from .seeddata import DRIVE, EVENTS, FIRST, LAST, MAILS, NOTES, SMS_BODIES, TASKS
+from .baseline import CALENDAR, NOW_MS, baseline
+from .seeddata import DRIVE, MAILS, NOTES
 
 CONTACTS_DB = "/data/data/com.android.providers.contacts/databases/contacts2.db"
 CALLLOG_DB = "/data/data/com.android.providers.contacts/databases/calllog.db"
@@ -25,8 +25,6 @@ MAPS_DB = "/data/data/com.google.android.apps.maps/databases/gmm_myplaces.db"
 PHONE_MIME = "vnd.android.cursor.item/phone_v2"
 EMAIL_MIME = "vnd.android.cursor.item/email_v2"
 NAME_MIME = "vnd.android.cursor.item/name"
-# The simulated "now": 2024-03-15 09:30:00 UTC, in milliseconds (a fixed clock keeps episodes reproducible).
-NOW_MS = 1710495000000
 
 SCHEMAS = {
     CONTACTS_DB: """
@@ -88,7 +86,9 @@ END;
 """,
     CALENDAR_DB: """
 CREATE TABLE Calendars (_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, calendar_displayName TEXT,
-  account_name TEXT, account_type TEXT, visible INTEGER DEFAULT 1);
+  account_name TEXT, account_type TEXT, visible INTEGER DEFAULT 1, calendar_color INTEGER,
+  calendar_access_level INTEGER DEFAULT 700, ownerAccount TEXT, sync_events INTEGER DEFAULT 1,
+  calendar_timezone TEXT);
 CREATE TABLE Events (_id INTEGER PRIMARY KEY AUTOINCREMENT, calendar_id INTEGER DEFAULT 1, title TEXT,
   eventLocation TEXT, description TEXT, dtstart INTEGER, dtend INTEGER, allDay INTEGER DEFAULT 0,
   eventTimezone TEXT DEFAULT 'UTC', deleted INTEGER DEFAULT 0);
@@ -192,10 +192,6 @@ SETTINGS = {
 }
 
 
-def phone_number(rng: random.Random) -> str:
-    return f"+1 555-{rng.randint(100, 999)}-{rng.randint(1000, 9999)}"
-
-
 def create_database(fs, path: str) -> None:
     """(Re)create one database at its Android path with its schema and the rows its provider creates with it
     (contacts2.db's mimetypes, settings.db's defaults): what a provider holds after `pm clear`."""
@@ -218,49 +214,29 @@ def create_database(fs, path: str) -> None:
 
 def seed_databases(fs, seed: int) -> None:
     """Create every database at its Android path and fill it deterministically from `seed`."""
-    rng = random.Random(seed)
+    base = baseline(seed)
     for path in SCHEMAS:
         create_database(fs, path)
-    names = rng.sample([f"{f} {ln}" for f in FIRST for ln in LAST], 12)
-    numbers = [phone_number(rng) for _ in names]
     with connect(fs, CONTACTS_DB) as c:
-        for name, number in zip(names, numbers, strict=True):
-            add_contact(c, name, number, f"{name.split()[0].lower()}@example.com")
+        for person in base.contacts:
+            add_contact(c, person.name, person.number, person.email)
     with connect(fs, SMS_DB) as c:
-        for i in range(8):
-            k = rng.randrange(len(names))
-            insert_sms(
-                c,
-                numbers[k],
-                rng.choice(SMS_BODIES),
-                NOW_MS - (8 - i) * 3_600_000,
-                rng.choice((1, 1, 2)),
-                read=1,
-            )
+        for m in base.sms:
+            insert_sms(c, m.address, m.body, m.date, m.type, read=m.read)
     with connect(fs, CALLLOG_DB) as c:
-        for i in range(6):
-            k = rng.randrange(len(names))
-            c.execute(
-                "INSERT INTO calls (number, date, duration, type, name, new, is_read) VALUES (?,?,?,?,?,0,1)",
-                (
-                    numbers[k],
-                    NOW_MS - (6 - i) * 7_200_000,
-                    rng.randint(0, 600),
-                    rng.choice((1, 2, 3)),
-                    names[k],
-                ),
-            )
+        c.executemany(
+            "INSERT INTO calls (number, date, duration, type, name, new, is_read) VALUES (?,?,?,?,?,0,1)",
+            [(k.number, k.date, k.duration, k.type, k.name) for k in base.calls],
+        )
     with connect(fs, CALENDAR_DB) as c:
         c.execute(
-            "INSERT INTO Calendars (name, calendar_displayName, account_name, account_type) VALUES "
-            "('personal', 'Personal', 'crab@example.com', 'LOCAL')"
+            "INSERT INTO Calendars (name, calendar_displayName, account_name, account_type) VALUES (?,?,?,?)",
+            (CALENDAR["name"], CALENDAR["calendar_displayName"], CALENDAR["account_name"], "LOCAL"),
         )
-        for i, (title, where) in enumerate(rng.sample(EVENTS, 4)):
-            start = NOW_MS + (i + 1) * 86_400_000 + rng.randint(8, 17) * 3_600_000 - 9 * 3_600_000
-            c.execute(
-                "INSERT INTO Events (title, eventLocation, description, dtstart, dtend) VALUES (?,?,?,?,?)",
-                (title, where, "", start, start + 3_600_000),
-            )
+        c.executemany(
+            "INSERT INTO Events (title, eventLocation, description, dtstart, dtend) VALUES (?,?,'',?,?)",
+            [(e.title, e.location, e.dtstart, e.dtend) for e in base.events],
+        )
     with connect(fs, ALARMS_DB) as c:
         c.execute("INSERT INTO alarm_templates (hour, minutes, enabled, label) VALUES (7, 0, 1, 'Wake up')")
         c.execute("INSERT INTO alarm_templates (hour, minutes, enabled, label) VALUES (8, 30, 0, '')")
@@ -271,8 +247,7 @@ def seed_databases(fs, seed: int) -> None:
                 (title, body, NOW_MS - i * 1000, NOW_MS - i * 1000),
             )
     with connect(fs, TASKS_DB) as c:
-        for title in rng.sample(TASKS, 3):
-            c.execute("INSERT INTO tasks (title) VALUES (?)", (title,))
+        c.executemany("INSERT INTO tasks (title) VALUES (?)", [(t,) for t in base.tasks])
     with connect(fs, MAIL_DB) as c:
         for i, (sender, subject, body) in enumerate(MAILS):
             c.execute(
@@ -315,12 +290,8 @@ class connect:
 
 
 def add_contact(c: sqlite3.Connection, name: str, number: str = "", email: str = "") -> int:
-    cur = c.execute(
-        "INSERT INTO raw_contacts (display_name, display_name_alt, account_type) VALUES (?,?,?)",
-        (name, ", ".join(reversed(name.split(" ", 1))), "com.android.localphone"),
-    )
-    rid = cur.lastrowid
-    c.execute("UPDATE raw_contacts SET contact_id = ? WHERE _id = ?", (rid, rid))
+    rid = new_raw_contact(c, account_type="com.android.localphone")
+    name_contact(c, rid, name)
     mimes = dict(c.execute("SELECT mimetype, _id FROM mimetypes"))
     c.execute(
         "INSERT INTO data (raw_contact_id, mimetype_id, data1) VALUES (?,?,?)", (rid, mimes[NAME_MIME], name)
@@ -336,6 +307,25 @@ def add_contact(c: sqlite3.Connection, name: str, number: str = "", email: str =
             (rid, mimes[EMAIL_MIME], email),
         )
     return int(rid or 0)
+
+
+def new_raw_contact(c: sqlite3.Connection, **account: object) -> int:
+    """An empty raw contact (its own aggregate contact), as a stock raw_contacts insert makes one."""
+    cols = [k for k in ("account_name", "account_type") if account.get(k) is not None]
+    names, marks = ", ".join(cols) or "deleted", ", ".join("?" * len(cols)) or "0"
+    rid = c.execute(
+        f"INSERT INTO raw_contacts ({names}) VALUES ({marks})", [account[k] for k in cols]
+    ).lastrowid
+    c.execute("UPDATE raw_contacts SET contact_id = ? WHERE _id = ?", (rid, rid))
+    return int(rid or 0)
+
+
+def name_contact(c: sqlite3.Connection, rid: int, name: str) -> None:
+    """A raw contact's display name, as the provider derives it from a StructuredName row."""
+    alt = ", ".join(reversed(name.split(" ", 1)))
+    c.execute(
+        "UPDATE raw_contacts SET display_name = ?, display_name_alt = ? WHERE _id = ?", (name, alt, rid)
+    )
 
 
 def thread_of(c: sqlite3.Connection, address: str) -> int | None:

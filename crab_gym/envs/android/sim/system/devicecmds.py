@@ -55,7 +55,7 @@ PROPS = {
 
 
 def _props(ctx: Ctx) -> dict[str, str]:
-    return {**PROPS, "ro.sf.lcd_density": str(ctx.phone.density)}
+    return {**PROPS, "ro.sf.lcd_density": str(ctx.phone.density), **ctx.phone.props}
 
 
 @command("getprop")

@@ -6,6 +6,7 @@ import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlsplit
 
 from ..shell.context import Ctx, command
 from ..shell.tokens import ShellError
@@ -62,8 +63,8 @@ CONTACT_VIEWS = {"view_contacts", "view_people"}
 
 
 def lookup(uri: str) -> tuple[Provider, str]:
-    """The provider of a uri and the extra filter of a trailing /<id>."""
-    uri = uri.rstrip("/")
+    """The provider of a uri and the extra filter of a trailing /<id> (a ``?query`` is not part of it)."""
+    uri = uri.partition("?")[0].rstrip("/")
     if uri in PROVIDERS:
         return PROVIDERS[uri], ""
     base, _, last = uri.rpartition("/")
@@ -94,23 +95,25 @@ def query(
 def insert(phone, uri: str, values: dict[str, object]) -> int:
     prov, _ = lookup(uri)
     values = {**prov.implied, **values}
+    params = dict(parse_qsl(urlsplit(uri).query))
     with phone.lock, db.connect(phone.fs, prov.path) as c:
         if prov.table in CONTACT_VIEWS or prov.table == "raw_contacts":
+            if not {"name", "display_name", "number", "email"} & set(values):  # stock: an empty raw contact
+                return db.new_raw_contact(c, **values)
+            # our phone's shorthand (and the old Contacts.People form): name and number in one insert
             name = str(values.get("name", values.get("display_name", "")))
             return db.add_contact(
                 c, name, str(values.get("number", "") or ""), str(values.get("email", "") or "")
             )
         if prov.write_table == "data":
-            mime = values.pop("mimetype", db.PHONE_MIME if prov.table == "view_phones" else db.EMAIL_MIME)
-            mid = c.execute("SELECT _id FROM mimetypes WHERE mimetype = ?", (mime,)).fetchone()
-            if mid is None:
-                raise ShellError(f"unknown mimetype {mime}")
-            values = {
-                k: v
-                for k, v in values.items()
-                if k in ("raw_contact_id", "data1", "data2", "data3", "is_primary")
-            }
-            values["mimetype_id"] = mid[0]
+            return _insert_data(c, prov, values)
+        if prov.write_table == "Calendars":
+            if params.get("caller_is_syncadapter") != "true":  # the stock calendar provider's rule
+                raise ShellError(
+                    "Error while accessing provider:com.android.calendar\n"
+                    "java.lang.UnsupportedOperationException: only a sync adapter may insert calendars"
+                )
+            values = {k: params[k] for k in ("account_name", "account_type") if k in params} | values
         if prov.write_table == "sms":
             values.setdefault("type", 1)
             values.setdefault("date", db.NOW_MS)
@@ -125,6 +128,32 @@ def insert(phone, uri: str, values: dict[str, object]) -> int:
             [values[k] for k in keys],
         )
         return int(cur.lastrowid or 0)
+
+
+def _insert_data(c: sqlite3.Connection, prov: Provider, values: dict[str, object]) -> int:
+    """A data row of a raw contact; a StructuredName row names its raw contact, as the stock provider does."""
+    mime = values.pop("mimetype", db.PHONE_MIME if prov.table == "view_phones" else db.EMAIL_MIME)
+    mid = c.execute("SELECT _id FROM mimetypes WHERE mimetype = ?", (mime,)).fetchone()
+    if mid is None:
+        raise ShellError(f"unknown mimetype {mime}")
+    row = {
+        k: v for k, v in values.items() if k in ("raw_contact_id", "data1", "data2", "data3", "is_primary")
+    }
+    if "raw_contact_id" not in row:
+        raise ShellError("java.lang.IllegalArgumentException: raw_contact_id is required")
+    rid = int(str(row["raw_contact_id"]))
+    if c.execute("SELECT 1 FROM raw_contacts WHERE _id = ?", (rid,)).fetchone() is None:
+        raise ShellError(f"java.lang.IllegalArgumentException: no raw contact with _id {rid}")
+    if mime == db.NAME_MIME:  # data1 is the display name; else given (data2) and family (data3) names
+        name = str(row.get("data1") or " ".join(str(row[k]) for k in ("data2", "data3") if row.get(k)))
+        row["data1"] = name
+        db.name_contact(c, rid, name)
+    row["mimetype_id"] = mid[0]
+    keys = list(row)
+    cur = c.execute(
+        f"INSERT INTO data ({', '.join(keys)}) VALUES ({', '.join('?' * len(keys))})", list(row.values())
+    )
+    return int(cur.lastrowid or 0)
 
 
 def _target_ids(c: sqlite3.Connection, prov: Provider, extra: str, where: str) -> str:
