@@ -107,6 +107,32 @@ def test_phone_injection_is_planted_in_a_message_a_note_or_a_mail(phone_env, var
         assert any(PHONE_INJECTION in str(row) for row in state.sqlite(MAIL_DB, "SELECT body FROM messages"))
 
 
+@pytest.mark.parametrize("backend", ["sim", "adb-sim"])
+def test_a_sampled_steps_observation_shows_the_dialog(backend):
+    """Any action (a tap, a wait on root, an invalid one): the observation returned is the screen with the
+    dialog, not a frame the backend read before it went up (adb-sim keeps the frame its settle read)."""
+    env = Perturb(
+        gym.make("Crab-Android-v0", tasks=["sms_send-0"], backends={"android": backend}),
+        rate=1.0, kinds=("permission",), seed=1,
+    )  # fmt: skip
+    try:
+        crab = crab_of(env)
+        for i in range(6):
+            env.reset(seed=0)
+            env.action_space.seed(i)
+            obs, _, _, _, info = env.step(env.action_space.sample())
+            if not info["perturbations"]:
+                continue  # the sampled action ended the episode (submit/complete on root)
+            crab.subenvs["android"].device.invalidate()  # a screencap now, whatever the backend kept
+            truth = crab.observe()["android"]["screen"]
+            assert np.array_equal(obs["android"]["screen"], truth), f"sample {i}: a stale frame"
+            assert any(
+                PHONE_PROMPTS["permission"][0] in n.text for n in crab.subenvs["android"].state().ui_tree()
+            )
+    finally:
+        env.close()
+
+
 def test_phone_perturbations_are_seeded(phone_env):
     runs = []
     for _ in range(2):
