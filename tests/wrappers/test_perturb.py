@@ -133,6 +133,21 @@ def test_a_sampled_steps_observation_shows_the_dialog(backend):
         env.close()
 
 
+def test_the_permission_dialogs_title_wraps_as_android_does(phone_env):
+    """The title is one TextView with the whole question, drawn on as many lines as it needs (up to 3), not
+    cut to "Allow Messages to access…"."""
+    import pytesseract
+
+    p, _ = first(phone_env, "permission", PHONE_V0[0])
+    sub = crab_of(p).subenvs["android"]
+    title = PHONE_PROMPTS["permission"][0]
+    [node] = [n for n in sub.state().ui_tree() if n.resource_id == "android:id/alertTitle"]
+    assert node.text == title
+    x1, y1, x2, y2 = node.bounds
+    read = pytesseract.image_to_string(sub.screenshot()[y1:y2, x1:x2])
+    assert "location?" in read and "access" in read and "…" not in read and "..." not in read, read
+
+
 def test_phone_perturbations_are_seeded(phone_env):
     runs = []
     for _ in range(2):
