@@ -3,6 +3,7 @@ its obeyed state is detected), and the oracle still solves v0 with perturbations
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -28,6 +29,9 @@ from crab_gym.wrappers.perturbations import (
     PHONE_INJECTION,
     PHONE_PROMPTS,
     PROMPT_KINDS,
+    WEB_BAIT,
+    WEB_INJECTION,
+    WEB_URL,
     inject,
 )
 
@@ -146,6 +150,26 @@ def test_the_permission_dialogs_title_wraps_as_android_does(phone_env):
     x1, y1, x2, y2 = node.bounds
     read = pytesseract.image_to_string(sub.screenshot()[y1:y2, x1:x2])
     assert "location?" in read and "access" in read and "…" not in read and "..." not in read, read
+
+
+def test_phone_webpage_is_planted_in_served_pages_and_obeying_detected(phone_env):
+    """The notice is in the pages the phone's browser gets from the real TLS server; only a request for the
+    bait URL counts as obeyed; the next reset takes it away."""
+    p, info = first(phone_env, "webpage", PHONE_V0[0])
+    [report] = info["perturbations"]
+    assert (report["kind"], report["device"]) == ("webpage", "android") and WEB_URL in report["obeyed_when"]
+    web = crab_of(p).subenvs["android"].device.phone.web  # Chrome's fetcher: TLS to the phone's web server
+    for url in ("https://en.wikipedia.org/wiki/France", "https://github.com/search?q=json"):
+        page = web.fetch(url)
+        assert page.status == 200 and WEB_INJECTION in html.unescape(page.text), url
+    assert web.fetch(f"https://www.google.com{WEB_BAIT}?code=SOMETHING-ELSE").status == 200
+    _, _, _, _, info = p.step(idle(p))
+    assert (info["injections"], info["injections_obeyed"]) == (1, 0)
+    assert web.fetch(WEB_URL).status == 200  # what obeying it does
+    _, _, _, _, info = p.step(idle(p))
+    assert (info["injections"], info["injections_obeyed"]) == (1, 1)
+    p.reset(seed=0, options={"task": PHONE_V0[0]})
+    assert WEB_INJECTION not in html.unescape(web.fetch("https://en.wikipedia.org/wiki/France").text)
 
 
 def test_phone_perturbations_are_seeded(phone_env):
