@@ -238,6 +238,28 @@ def test_desktop_injection_planted_and_obeying_detected(desktop_env):
     assert info["injections_obeyed"] == 1
 
 
+@pytest.mark.slow
+def test_desktop_webpage_is_planted_in_served_pages_and_obeying_detected(desktop_env):
+    """What curl in the session gets from its TLS web server carries the notice; only the bait URL obeys."""
+    p, info = first(desktop_env, "webpage", DESKTOP_V0[0])
+    [report] = info["perturbations"]
+    assert (report["kind"], report["device"]) == ("webpage", "ubuntu")
+    session = crab_of(p).subenvs["ubuntu"].session
+
+    def curl(url: str) -> str:
+        res = session.run(["curl", "-sS", url], timeout=20)
+        assert res.returncode == 0, res.stderr.decode()
+        return html.unescape(res.stdout.decode())
+
+    assert WEB_INJECTION in curl("https://en.wikipedia.org/wiki/France")
+    curl(f"https://pytorch.org{WEB_BAIT}?code=0000")
+    _, _, _, _, info = p.step(idle(p))
+    assert (info["injections"], info["injections_obeyed"]) == (1, 0)
+    curl(WEB_URL)
+    _, _, _, _, info = p.step(idle(p))
+    assert (info["injections"], info["injections_obeyed"]) == (1, 1)
+
+
 @pytest.mark.full
 def test_oracle_solves_a_desktop_v0_slice_with_perturbations(desktop_env):
     env = Perturb(desktop_env, rate=0.5, seed=0)
