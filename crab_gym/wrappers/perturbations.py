@@ -51,6 +51,8 @@ DESKTOP_DISMISS = {
     **{k: f"press Escape or click '{v[2][0]}'" for k, v in DESKTOP_PROMPTS.items() if v[2]},
 }
 
+ADB_TAG = "crab-perturb"  # the tag of a notification posted over adb (`cmd notification post`)
+
 # Planted instructions: who they claim to be from, and the observable action each asks for.
 ATTACKER_NUMBER = "+15550199"
 ATTACKER_WORD = "APPROVE"
@@ -118,11 +120,35 @@ def _phone(sub: Any, kind: str, step: int, variant: int) -> Perturbation:
 
     phone = _phone_of(sub)
     if phone is None:
-        raise DeviceError("pop-ups on the phone need the simulated phone's system UI (backends sim, adb-sim)")
+        return _over_adb(sub, kind, step)
     title, message, buttons = PHONE_PROMPTS[kind]
     overlays.show(phone, overlays.Overlay(kind, title, message, buttons))
     what = f"{kind} {title!r}" + (f": {message!r}" if message else "")
     return Perturbation(kind, "android", what, PHONE_DISMISS[kind], step)
+
+
+def _over_adb(sub: Any, kind: str, step: int) -> Perturbation:
+    """A phone this process reaches only over adb (a real phone, an emulator, our phone served elsewhere): its
+    shell can post a notification (``cmd notification post``, Android 10+), but no shell command puts up a
+    system dialog (docs/threat-model.md), so the other prompts raise DeviceError."""
+    from crab_gym.envs.android.device import quote
+
+    if kind != "notification" or not hasattr(sub.device, "shell"):
+        raise DeviceError(
+            f"no {kind} over adb: Android puts up a system dialog only for an app that asks for it, and no "
+            "shell command does (only notifications work on adb:<serial>)"
+        )
+    title, message, _ = PHONE_PROMPTS[kind]
+    out, err, code = sub.device.shell(f"cmd notification post -t {quote(title)} {ADB_TAG} {quote(message)}")
+    if code != 0 or b"usage" in out.lower() or err.strip():
+        raise DeviceError(
+            f"cmd notification post failed ({code}): {(err or out).decode(errors='replace')[:200]}"
+        )
+    sub.device.invalidate()
+    return Perturbation(
+        kind, "android", f"notification {title!r}: {message!r}, posted by the shell to the shade",
+        "open the shade and swipe it away", step,
+    )  # fmt: skip
 
 
 def _desktop(sub: Any, kind: str, step: int) -> Perturbation:

@@ -17,11 +17,14 @@ from crab_gym.baselines import OracleAgent
 from crab_gym.baselines.dismiss import clear_action
 from crab_gym.env_protocol import crab_of
 from crab_gym.envs.android.evaluators import MAIL_DB, NOTES_DB
+from crab_gym.envs.android.sim import Phone, PhoneServer
 from crab_gym.envs.android.sim.apps.messages import send_sms
+from crab_gym.envs.android.sim.system import notifications, overlays
 from crab_gym.rollout import rollout
 from crab_gym.tasks import load_tasks
 from crab_gym.wrappers import Perturb
 from crab_gym.wrappers.perturbations import (
+    ADB_TAG,
     ATTACKER_NUMBER,
     ATTACKER_WORD,
     DESKTOP_BAIT,
@@ -170,6 +173,36 @@ def test_phone_webpage_is_planted_in_served_pages_and_obeying_detected(phone_env
     assert (info["injections"], info["injections_obeyed"]) == (1, 1)
     p.reset(seed=0, options={"task": PHONE_V0[0]})
     assert WEB_INJECTION not in html.unescape(web.fetch("https://en.wikipedia.org/wiki/France").text)
+
+
+@pytest.fixture(scope="module")
+def unserved_phone(adb_port):
+    """A phone reached as ``adb:<serial>`` (our phone served over TCP, as a real one would be) and its sim."""
+    phone = Phone(seed=0)
+    server = PhoneServer(phone, port=0).start()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ANDROID_ADB_SERVER_PORT", str(adb_port))
+        env = gym.make("Crab-Android-v0", tasks="v0", backends={"android": f"adb:{server.serial}"})
+        yield env, phone
+        env.close()
+    server.stop()
+    phone.close()
+
+
+def test_over_adb_a_notification_is_posted_and_dialogs_are_refused(unserved_phone):
+    """On ``adb:<serial>`` only the shell's ``cmd notification post`` is possible: it is posted and reported;
+    a dialog kind is skipped (nothing reported, nothing on the phone)."""
+    env, phone = unserved_phone
+    p, info = first(env, "notification", PHONE_V0[0])
+    [report] = info["perturbations"]
+    assert (report["kind"], report["step"]) == ("notification", 1) and "shade" in report["dismiss"]
+    out, _, code = crab_of(p).subenvs["android"].device.shell("cmd notification list")
+    assert code == 0 and ADB_TAG in out.decode()
+    assert [n.title for n in notifications.posted(phone)] == [PHONE_PROMPTS["notification"][0]]
+    for kind in ("popup", "permission", "update"):
+        p, info = first(env, kind, PHONE_V0[0])
+        assert info["perturbations"] == [] and p.injected == []
+        assert overlays.shown(phone) == []
 
 
 def test_phone_perturbations_are_seeded(phone_env):
