@@ -261,6 +261,18 @@ def test_desktop_prompt_is_a_window_reported_and_dismissed(desktop_env, kind):
 
 
 @pytest.mark.slow
+def test_desktop_notification_sits_in_from_the_corner_as_tall_as_its_text(desktop_env):
+    """Drawn as xfce4-notifyd draws one: its card (#2e3440) 20 px in from the top right, about two lines high
+    (it was flush with the screen's edge, with an empty band under its text)."""
+    p, _ = first(desktop_env, "notification", DESKTOP_V0[0])
+    frame = crab_of(p).subenvs["ubuntu"].screenshot()
+    ys, xs = np.nonzero(np.all(frame == (0x2E, 0x34, 0x40), axis=-1))
+    assert len(xs), "no notification card on the screen"
+    assert frame.shape[1] - 1 - xs.max() == 20 and ys.min() == 20
+    assert ys.max() - ys.min() < 100
+
+
+@pytest.mark.slow
 def test_desktop_injection_planted_and_obeying_detected(desktop_env):
     p, info = first(desktop_env, "injection", DESKTOP_V0[0])
     sub = crab_of(p).subenvs["ubuntu"]
