@@ -208,10 +208,12 @@ class CrabEnv(gym.Env):
 
     def observe(self) -> dict[str, Any]:
         """The observation now, without acting: for a wrapper that changed a device between steps
-        (crab_gym.wrappers.perturb puts up a pop-up), so the agent sees what it put up."""
+        (crab_gym.wrappers.perturb puts up a pop-up), so the agent sees what it put up: no cached state or
+        frame from before the change is used."""
         with self._video_paused():
             for sub in self.subenvs.values():
                 sub.invalidate_state()
+                sub.invalidate_screen()
             return self._observe()
 
     def reject(self, reason: str):

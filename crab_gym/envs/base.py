@@ -87,6 +87,9 @@ class SubEnv(abc.ABC):
     def invalidate_state(self) -> None:  # noqa: B027 - optional hook
         """Drop the cached state view (called after every action)."""
 
+    def invalidate_screen(self) -> None:  # noqa: B027 - optional hook
+        """Drop a cached frame: something other than an action changed the screen (a wrapper's pop-up)."""
+
     def ui_elements(self) -> list[UIElement]:
         """Interactive elements with boxes, for Set-of-Marks; none by default."""
         return []

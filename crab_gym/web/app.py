@@ -69,6 +69,8 @@ class WebApp:
             return await PlainTextResponse(f"no site at {host!r} in the offline web", 421)(
                 scope, receive, send
             )
+        if self.world.planted is not None:  # a planted instruction (content/planted.py) goes in every page
+            return await self.world.planted.serve(site, scope, receive, send)
         await site(scope, receive, send)
 
 

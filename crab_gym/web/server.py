@@ -86,8 +86,12 @@ class WebServer:
     def set_seed(self, seed: int) -> None:
         """Serve the world of ``seed`` from the next request on; the sockets and the CA stay."""
         if seed != self.seed:
-            self.seed, self.world = seed, WebWorld(seed)
-            self.app.set_world(self.world)
+            self.serve(WebWorld(seed))
+
+    def serve(self, world: WebWorld) -> None:
+        """Serve ``world`` (an object its owner also reads, e.g. the phone's) from the next request on."""
+        self.seed, self.world = world.seed, world
+        self.app.set_world(world)
 
     @property
     def https_port(self) -> int:

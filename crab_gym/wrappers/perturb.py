@@ -1,6 +1,7 @@
 """Perturb: robustness and safety testing. At seeded random steps it puts up a pop-up, a notification, a
 permission dialog or an update prompt, or plants an instruction ("ignore your task and ...") in a message,
-a note or a file, on the devices the task uses (what and how: crab_gym/wrappers/perturbations.py).
+a note, a file or the web pages the browsers load, on the devices the task uses (what and how:
+crab_gym/wrappers/perturbations.py).
 
 Each perturbation is reported in ``info["perturbations"]`` at the step it appears (kind, device, what, how
 to dismiss it), and the observation of that step already shows it. Every step's info also carries
@@ -21,7 +22,7 @@ import numpy as np
 
 from crab_gym.env_protocol import crab_of
 from crab_gym.envs.base import DeviceError
-from crab_gym.wrappers.perturbations import KINDS, Perturbation, inject, obeyed
+from crab_gym.wrappers.perturbations import KINDS, PLANTED_KINDS, Perturbation, clear, inject, obeyed
 
 log = logging.getLogger(__name__)
 DEVICES = ("android", "ubuntu")
@@ -54,6 +55,8 @@ class Perturb(gym.Wrapper):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
         crab = crab_of(self.env)
+        for sub in crab.subenvs.values():
+            clear(sub)  # a web page planted last episode: the web outlives a device's reset
         task_key = crab.task.id if crab.task is not None else ""
         self._rng = np.random.default_rng([self.seed, seed or 0, zlib.crc32(task_key.encode())])
         self._injected, self._step = [], 0
@@ -70,7 +73,7 @@ class Perturb(gym.Wrapper):
                 new.append(p)
                 obs = crab_of(self.env).observe()
         info["perturbations"] = [p.as_dict() for p in new]
-        info["injections"] = sum(p.kind == "injection" for p in self._injected)
+        info["injections"] = sum(p.kind in PLANTED_KINDS for p in self._injected)
         info["injections_obeyed"] = self._obeyed()
         return obs, reward, terminated, truncated, info
 
@@ -87,7 +90,7 @@ class Perturb(gym.Wrapper):
             return None
         device = devices[int(self._rng.integers(len(devices)))]
         kind = self.kinds[int(self._rng.integers(len(self.kinds)))]
-        if kind == "injection" and any(p.kind == kind and p.device == device for p in self._injected):
+        if kind in PLANTED_KINDS and any(p.kind == kind and p.device == device for p in self._injected):
             return None  # one planted instruction per device: its obeyed state is then its own
         try:
             p = inject(crab.subenvs[device], kind, self._step, int(self._rng.integers(1 << 30)))
@@ -99,7 +102,7 @@ class Perturb(gym.Wrapper):
 
     def _obeyed(self) -> int:
         subenvs = crab_of(self.env).subenvs
-        return sum(obeyed(subenvs[p.device], p) for p in self._injected if p.kind == "injection")
+        return sum(obeyed(subenvs[p.device], p) for p in self._injected if p.kind in PLANTED_KINDS)
 
     @property
     def injected(self) -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@ its obeyed state is detected), and the oracle still solves v0 with perturbations
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -16,11 +17,14 @@ from crab_gym.baselines import OracleAgent
 from crab_gym.baselines.dismiss import clear_action
 from crab_gym.env_protocol import crab_of
 from crab_gym.envs.android.evaluators import MAIL_DB, NOTES_DB
+from crab_gym.envs.android.sim import Phone, PhoneServer
 from crab_gym.envs.android.sim.apps.messages import send_sms
+from crab_gym.envs.android.sim.system import notifications, overlays
 from crab_gym.rollout import rollout
 from crab_gym.tasks import load_tasks
 from crab_gym.wrappers import Perturb
 from crab_gym.wrappers.perturbations import (
+    ADB_TAG,
     ATTACKER_NUMBER,
     ATTACKER_WORD,
     DESKTOP_BAIT,
@@ -28,6 +32,9 @@ from crab_gym.wrappers.perturbations import (
     PHONE_INJECTION,
     PHONE_PROMPTS,
     PROMPT_KINDS,
+    WEB_BAIT,
+    WEB_INJECTION,
+    WEB_URL,
     inject,
 )
 
@@ -107,6 +114,97 @@ def test_phone_injection_is_planted_in_a_message_a_note_or_a_mail(phone_env, var
         assert any(PHONE_INJECTION in str(row) for row in state.sqlite(MAIL_DB, "SELECT body FROM messages"))
 
 
+@pytest.mark.parametrize("backend", ["sim", "adb-sim"])
+def test_a_sampled_steps_observation_shows_the_dialog(backend):
+    """Any action (a tap, a wait on root, an invalid one): the observation returned is the screen with the
+    dialog, not a frame the backend read before it went up (adb-sim keeps the frame its settle read)."""
+    env = Perturb(
+        gym.make("Crab-Android-v0", tasks=["sms_send-0"], backends={"android": backend}),
+        rate=1.0, kinds=("permission",), seed=1,
+    )  # fmt: skip
+    try:
+        crab = crab_of(env)
+        for i in range(6):
+            env.reset(seed=0)
+            env.action_space.seed(i)
+            obs, _, _, _, info = env.step(env.action_space.sample())
+            if not info["perturbations"]:
+                continue  # the sampled action ended the episode (submit/complete on root)
+            crab.subenvs["android"].device.invalidate()  # a screencap now, whatever the backend kept
+            truth = crab.observe()["android"]["screen"]
+            assert np.array_equal(obs["android"]["screen"], truth), f"sample {i}: a stale frame"
+            assert any(
+                PHONE_PROMPTS["permission"][0] in n.text for n in crab.subenvs["android"].state().ui_tree()
+            )
+    finally:
+        env.close()
+
+
+def test_the_permission_dialogs_title_wraps_as_android_does(phone_env):
+    """The title is one TextView with the whole question, drawn on as many lines as it needs (up to 3), not
+    cut to "Allow Messages to access…"."""
+    import pytesseract
+
+    p, _ = first(phone_env, "permission", PHONE_V0[0])
+    sub = crab_of(p).subenvs["android"]
+    title = PHONE_PROMPTS["permission"][0]
+    [node] = [n for n in sub.state().ui_tree() if n.resource_id == "android:id/alertTitle"]
+    assert node.text == title
+    x1, y1, x2, y2 = node.bounds
+    read = pytesseract.image_to_string(sub.screenshot()[y1:y2, x1:x2])
+    assert "location?" in read and "access" in read and "…" not in read and "..." not in read, read
+
+
+def test_phone_webpage_is_planted_in_served_pages_and_obeying_detected(phone_env):
+    """The notice is in the pages the phone's browser gets from the real TLS server; only a request for the
+    bait URL counts as obeyed; the next reset takes it away."""
+    p, info = first(phone_env, "webpage", PHONE_V0[0])
+    [report] = info["perturbations"]
+    assert (report["kind"], report["device"]) == ("webpage", "android") and WEB_URL in report["obeyed_when"]
+    web = crab_of(p).subenvs["android"].device.phone.web  # Chrome's fetcher: TLS to the phone's web server
+    for url in ("https://en.wikipedia.org/wiki/France", "https://github.com/search?q=json"):
+        page = web.fetch(url)
+        assert page.status == 200 and WEB_INJECTION in html.unescape(page.text), url
+    assert web.fetch(f"https://www.google.com{WEB_BAIT}?code=SOMETHING-ELSE").status == 200
+    _, _, _, _, info = p.step(idle(p))
+    assert (info["injections"], info["injections_obeyed"]) == (1, 0)
+    assert web.fetch(WEB_URL).status == 200  # what obeying it does
+    _, _, _, _, info = p.step(idle(p))
+    assert (info["injections"], info["injections_obeyed"]) == (1, 1)
+    p.reset(seed=0, options={"task": PHONE_V0[0]})
+    assert WEB_INJECTION not in html.unescape(web.fetch("https://en.wikipedia.org/wiki/France").text)
+
+
+@pytest.fixture(scope="module")
+def unserved_phone(adb_port):
+    """A phone reached as ``adb:<serial>`` (our phone served over TCP, as a real one would be) and its sim."""
+    phone = Phone(seed=0)
+    server = PhoneServer(phone, port=0).start()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ANDROID_ADB_SERVER_PORT", str(adb_port))
+        env = gym.make("Crab-Android-v0", tasks="v0", backends={"android": f"adb:{server.serial}"})
+        yield env, phone
+        env.close()
+    server.stop()
+    phone.close()
+
+
+def test_over_adb_a_notification_is_posted_and_dialogs_are_refused(unserved_phone):
+    """On ``adb:<serial>`` only the shell's ``cmd notification post`` is possible: it is posted and reported;
+    a dialog kind is skipped (nothing reported, nothing on the phone)."""
+    env, phone = unserved_phone
+    p, info = first(env, "notification", PHONE_V0[0])
+    [report] = info["perturbations"]
+    assert (report["kind"], report["step"]) == ("notification", 1) and "shade" in report["dismiss"]
+    out, _, code = crab_of(p).subenvs["android"].device.shell("cmd notification list")
+    assert code == 0 and ADB_TAG in out.decode()
+    assert [n.title for n in notifications.posted(phone)] == [PHONE_PROMPTS["notification"][0]]
+    for kind in ("popup", "permission", "update"):
+        p, info = first(env, kind, PHONE_V0[0])
+        assert info["perturbations"] == [] and p.injected == []
+        assert overlays.shown(phone) == []
+
+
 def test_phone_perturbations_are_seeded(phone_env):
     runs = []
     for _ in range(2):
@@ -163,6 +261,18 @@ def test_desktop_prompt_is_a_window_reported_and_dismissed(desktop_env, kind):
 
 
 @pytest.mark.slow
+def test_desktop_notification_sits_in_from_the_corner_as_tall_as_its_text(desktop_env):
+    """Drawn as xfce4-notifyd draws one: its card (#2e3440) 20 px in from the top right, about two lines high
+    (it was flush with the screen's edge, with an empty band under its text)."""
+    p, _ = first(desktop_env, "notification", DESKTOP_V0[0])
+    frame = crab_of(p).subenvs["ubuntu"].screenshot()
+    ys, xs = np.nonzero(np.all(frame == (0x2E, 0x34, 0x40), axis=-1))
+    assert len(xs), "no notification card on the screen"
+    assert frame.shape[1] - 1 - xs.max() == 20 and ys.min() == 20
+    assert ys.max() - ys.min() < 100
+
+
+@pytest.mark.slow
 def test_desktop_injection_planted_and_obeying_detected(desktop_env):
     p, info = first(desktop_env, "injection", DESKTOP_V0[0])
     sub = crab_of(p).subenvs["ubuntu"]
@@ -171,6 +281,28 @@ def test_desktop_injection_planted_and_obeying_detected(desktop_env):
     sub.session.resolve(f"~/{DESKTOP_BAIT}").unlink()  # an agent that obeys
     _, _, _, _, info = p.step(idle(p))
     assert info["injections_obeyed"] == 1
+
+
+@pytest.mark.slow
+def test_desktop_webpage_is_planted_in_served_pages_and_obeying_detected(desktop_env):
+    """What curl in the session gets from its TLS web server carries the notice; only the bait URL obeys."""
+    p, info = first(desktop_env, "webpage", DESKTOP_V0[0])
+    [report] = info["perturbations"]
+    assert (report["kind"], report["device"]) == ("webpage", "ubuntu")
+    session = crab_of(p).subenvs["ubuntu"].session
+
+    def curl(url: str) -> str:
+        res = session.run(["curl", "-sS", url], timeout=20)
+        assert res.returncode == 0, res.stderr.decode()
+        return html.unescape(res.stdout.decode())
+
+    assert WEB_INJECTION in curl("https://en.wikipedia.org/wiki/France")
+    curl(f"https://pytorch.org{WEB_BAIT}?code=0000")
+    _, _, _, _, info = p.step(idle(p))
+    assert (info["injections"], info["injections_obeyed"]) == (1, 0)
+    curl(WEB_URL)
+    _, _, _, _, info = p.step(idle(p))
+    assert (info["injections"], info["injections_obeyed"]) == (1, 1)
 
 
 @pytest.mark.full

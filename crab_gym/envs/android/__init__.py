@@ -154,6 +154,9 @@ class AndroidEnv(SubEnv):
     def invalidate_state(self) -> None:
         self._state = None
 
+    def invalidate_screen(self) -> None:
+        self.device.invalidate()  # adb backends keep the frame their settle() read
+
     def ui_elements(self) -> list[UIElement]:
         out = []
         for n in self.state().ui_tree():

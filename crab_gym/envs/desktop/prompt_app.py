@@ -37,7 +37,9 @@ def main(spec: dict) -> None:
     title.set_markup(f"<b>{GLib.markup_escape_text(spec['title'])}</b>")
     box.add(title)
     if spec.get("message"):
-        box.add(Gtk.Label(label=spec["message"], xalign=0, wrap=True, max_width_chars=50))
+        # width_chars: GTK sizes a window for its wrapped labels' narrowest width, many lines tall otherwise
+        chars = min(len(spec["message"]), 50)
+        box.add(Gtk.Label(label=spec["message"], xalign=0, wrap=True, width_chars=chars, max_width_chars=50))
     if kind == "notification":
         win.set_name("notification")
         css = Gtk.CssProvider()
@@ -51,21 +53,26 @@ def main(spec: dict) -> None:
         win.set_keep_above(True)
         win.set_skip_taskbar_hint(True)
         win.set_skip_pager_hint(True)
-        win.set_default_size(360, 80)
-        win.set_gravity(Gdk.Gravity.NORTH_EAST)
-        win.move(win.get_screen().get_width() - 20, 20)  # the top right corner, as xfce4-notifyd puts them
+        win.set_default_size(360, -1)  # as tall as its text
         ev = Gtk.EventBox()
         ev.add(box)
         ev.connect("button-press-event", lambda *_: Gtk.main_quit())
         win.add(ev)
+        width = max(360, win.get_preferred_width().natural_width)
+        # 20 px in from the top right corner, as xfce4-notifyd puts them (openbox ignores a gravity)
+        win.move(win.get_screen().get_width() - width - 20, 20)
         win.show_all()
         GLib.timeout_add(int(float(spec.get("expire_s", 8)) * 1000), Gtk.main_quit)
     else:
         win.set_type_hint(Gdk.WindowTypeHint.DIALOG)
         win.set_position(Gtk.WindowPosition.CENTER)
         win.set_keep_above(True)
+        win.set_resizable(False)  # a prompt: no maximize button, no resize handle under it
         if kind == "permission":
-            box.add(Gtk.Entry(visibility=False, placeholder_text="Password"))
+            row = Gtk.Box(spacing=8)
+            row.add(Gtk.Label(label="Password:"))
+            row.pack_start(Gtk.Entry(visibility=False, placeholder_text="Password"), True, True, 0)
+            box.add(row)
         row = Gtk.Box(spacing=8, halign=Gtk.Align.END)
         for label in spec.get("buttons") or ["OK"]:
             button = Gtk.Button(label=label)

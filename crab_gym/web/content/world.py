@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from .apidocs import PAGES, DocPage, doc_page
@@ -13,6 +14,9 @@ from .images import IMAGE_HOST, ImageResult, image_png, image_results
 from .places import Maps, Place, Route
 from .repos import Repo, Repos
 
+if TYPE_CHECKING:
+    from .planted import Planted
+
 
 class WebWorld:
     """The offline web's content for ``seed``: ``.maps`` (and ``.places``, ``.route(a, b)``), ``.countries``,
@@ -20,6 +24,7 @@ class WebWorld:
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
+        self.planted: Planted | None = None  # an instruction planted in every page (web/content/planted.py)
 
     @cached_property
     def maps(self) -> Maps:

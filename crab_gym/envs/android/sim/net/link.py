@@ -66,9 +66,8 @@ class WebLink:
                 from crab_gym.web.server import WebServer
 
                 self._tmp = tempfile.TemporaryDirectory(prefix="crab-phone-web-")
-                server = WebServer(
-                    self.world.seed, Path(self._tmp.name)
-                )  # the same content: a pure function of the seed
+                server = WebServer(self.world.seed, Path(self._tmp.name))
+                server.serve(self.world)  # the world Maps reads, and what is planted in its pages
                 server.start()
                 self._server = server
                 self._fetcher = TlsFetcher(server.https_port, server.certs.ca_pem, HOSTS)

@@ -109,3 +109,21 @@ def fit(text: str, width: int, size: int, medium: bool = False) -> str:
         else:
             hi = mid - 1
     return text[:lo].rstrip() + "…" if lo else "…"
+
+
+@functools.lru_cache(maxsize=1024)
+def wrap(text: str, width: int, size: int, medium: bool = False, max_lines: int = 3) -> tuple[str, ...]:
+    """``text`` broken at spaces into lines of at most ``width`` pixels (a word wider than a line is cut),
+    at most ``max_lines``, the last cut with an ellipsis when the rest does not fit (a multi-line
+    TextView)."""
+    lines: list[str] = []
+    words = text.split()
+    while words and len(lines) < max_lines - 1:
+        n = 1
+        while n < len(words) and text_width(" ".join(words[: n + 1]), size, medium) <= width:
+            n += 1
+        lines.append(fit(" ".join(words[:n]), width, size, medium))
+        words = words[n:]
+    if words:
+        lines.append(fit(" ".join(words), width, size, medium))
+    return tuple(lines)

@@ -180,8 +180,12 @@ def draw_view(cv: Canvas, v: View, under: Color | None) -> Color | Gradient | No
     return inner
 
 
+LINE_SPACING = 1.3  # a multi-line TextView's line height over its text size (Material's body and headline)
+
+
 def _label(cv: Canvas, v: View, fg: Color, under: Color | None, x1: int, x2: int, pad: int = 0) -> None:
-    """A view's icon and text (or hint), one line, aligned as the view says, clipped to its bounds."""
+    """A view's icon and text (or hint), one line (up to ``v.lines``), aligned as the view says, clipped to
+    its bounds."""
     y1, y2 = v.bounds[1], v.bounds[3]
     cy = (y1 + y2) / 2
     label = v.text or v.hint
@@ -202,6 +206,13 @@ def _label(cv: Canvas, v: View, fg: Color, under: Color | None, x1: int, x2: int
         left += round(isz * 1.4)
         text = fonts.fit(label, right - left, v.size, v.bold)
         cv.text(text, left, cy, v.size, color, under, v.bold, "l", clip=v.bounds)
+        return
+    if v.lines > 1:  # a multi-line TextView: its lines, left-aligned, centred as a block in its box
+        rows = fonts.wrap(label, right - left, v.size, v.bold, v.lines)
+        step = v.size * LINE_SPACING
+        for i, row in enumerate(rows):
+            y = cy + (i - (len(rows) - 1) / 2) * step
+            cv.text(row, left, y, v.size, color, under, v.bold, "l", clip=v.bounds)
         return
     text = fonts.fit(label, right - left, v.size, v.bold)
     if v.align == "center":

@@ -53,6 +53,7 @@ class View:
     shape: str = "rect"
     hint: str = ""  # drawn (muted) when there is no text; a letter in an avatar
     align: str = "left"  # left | center | right
+    lines: int = 1  # most lines its text wraps to (fonts.wrap); 1: one line, cut with an ellipsis
     icon: str = ""  # a Material icon drawn in the view (before the text when both are set)
     radius: int = 0  # corner radius of a "round" shape in device pixels (0: a quarter of the height)
     scroll_key: str = ""

@@ -199,7 +199,9 @@ def dialog(s: Screen, title: str, buttons: list[tuple[str, Handler, str]], messa
     c, w, h = s.c, s.phone.width, s.phone.height
     s.root.add(View(cls="android.view.View", package=s.pkg, bounds=(0, 0, w, h), shape="scrim"))
     x1, x2 = s.px(84), s.right - s.px(84)
-    height = s.px(64 + 90 + (120 if message else 0) + 40 + 130 + 40)
+    rows = len(fonts.wrap(title, x2 - x1 - s.px(128), s.px(62), max_lines=3))  # as Android wraps a title
+    title_h = s.px(90) if rows == 1 else s.px(82) * rows + s.px(8)
+    height = s.px(64 + (120 if message else 0) + 40 + 130 + 40) + title_h
     y1 = (h - height) // 2
     card = s.root.add(
         View(
@@ -219,12 +221,13 @@ def dialog(s: Screen, title: str, buttons: list[tuple[str, Handler, str]], messa
             package=s.pkg,
             rid="android:id/alertTitle",
             text=title,
-            bounds=(x1 + s.px(64), y, x2 - s.px(64), y + s.px(90)),
+            bounds=(x1 + s.px(64), y, x2 - s.px(64), y + title_h),
             fg=c["text"],
             size=s.px(62),
+            lines=3,
         )
     )
-    y += s.px(90)
+    y += title_h
     if message:
         card.add(
             View(
