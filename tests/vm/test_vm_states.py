@@ -83,3 +83,18 @@ def test_a_failed_restore_is_a_device_error_and_reset_recovers(desk):
     desk.reset()
     desk.invalidate_state()
     assert "Documents" in desk.state().list_dir("~")
+
+
+def test_vm_remove_deletes_a_worker_disk_outside_the_pool(desk):
+    """Last in this module: it closes the desktop."""
+    from crab_gym.vm.connection import open_connection
+    from crab_gym.vm.domain import remove_domain
+
+    name, uri, disk = desk.session.name, desk.session.uri, disk_of(desk)
+    desk.close()
+    conn = open_connection(uri)
+    try:
+        remove_domain(conn, name)  # the next session clones the worker again
+    finally:
+        conn.close()
+    assert not disk.exists()
