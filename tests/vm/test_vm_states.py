@@ -1,6 +1,7 @@
 """Saved states of the VM desktop (internal snapshots) with the worker's disk in a folder of its own
 (``CRAB_GYM_VM_WORKER_DIR``, here on tmpfs): a branch comes back frame for frame, and a restore that fails is
-a DeviceError that the next reset() recovers from."""
+a DeviceError that the next reset() recovers from. The CI slice checks the folder and the failed restore;
+``-m vm_full`` adds the branch and ``crab-gym vm remove``."""
 
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ def test_the_worker_disk_is_in_the_worker_dir(desk):
     assert disk_of(desk).parent == Path(libvirt_backend.WORKER_DIR)
 
 
+@pytest.mark.vm_full
 def test_a_loaded_state_gives_the_same_frames(desk):
     desk.reset()
     assert desk.launch_from_launcher("terminal") == "window"
@@ -85,6 +87,7 @@ def test_a_failed_restore_is_a_device_error_and_reset_recovers(desk):
     assert "Documents" in desk.state().list_dir("~")
 
 
+@pytest.mark.vm_full
 def test_vm_remove_deletes_a_worker_disk_outside_the_pool(desk):
     """Last in this module: it closes the desktop."""
     from crab_gym.vm.connection import open_connection
