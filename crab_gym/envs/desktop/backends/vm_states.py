@@ -17,7 +17,15 @@ from crab_gym.vm.domain import hmp, save_snapshot
 
 __all__ = ["KEEP", "VMState", "VMStates"]
 
-KEEP = max(1, int(os.environ.get("CRAB_GYM_VM_KEEP_STATES", "8")))  # internal snapshots a session keeps
+
+def _keep() -> int:
+    raw = os.environ.get("CRAB_GYM_VM_KEEP_STATES", "8")
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise ValueError(f"CRAB_GYM_VM_KEEP_STATES must be a whole number >= 1, not {raw!r}")
+    return int(raw)
+
+
+KEEP = _keep()  # internal snapshots a session keeps
 
 
 @state_class
