@@ -222,16 +222,20 @@ def pick_virt_type(conn: Any, accel: str, kernel: str | Path | None = None) -> s
 
 
 def remove_domain(conn: Any, name: str) -> None:
-    """Destroy and undefine ``name`` and delete its overlay (not the shared base)."""
+    """Destroy and undefine ``name`` and delete its overlay (not the shared base), in the pool or not."""
     lv = import_libvirt()
     try:
         dom = conn.lookupByName(name)
     except lv.libvirtError:
         dom = None
     if dom is not None:
+        source = ET.fromstring(dom.XMLDesc(0)).find("devices/disk/source")
         if dom.isActive():
             dom.destroy()
         dom.undefineFlags(lv.VIR_DOMAIN_UNDEFINE_NVRAM if hasattr(lv, "VIR_DOMAIN_UNDEFINE_NVRAM") else 0)
+        disk = Path(source.get("file", "") if source is not None else "")
+        if disk.name == f"{name}.qcow2" and is_this_machine(conn.getURI()):
+            disk.unlink(missing_ok=True)  # a worker's disk outside the pool (CRAB_GYM_VM_WORKER_DIR)
     pool = storage_pool(conn)
     vol = _volume(pool, f"{name}.qcow2")
     if vol is not None:

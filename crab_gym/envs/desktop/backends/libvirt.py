@@ -46,6 +46,9 @@ from crab_gym.vm.recipe import GUEST_HOME
 
 MAX_WORKERS = 32
 TCG_SLOWDOWN = float(os.environ.get("CRAB_GYM_VM_SLOWDOWN", "5"))  # how much longer waits are under TCG
+# A folder on the VM host (this machine) for the worker domains' disks instead of the storage pool, e.g. a
+# tmpfs such as /dev/shm: a save then writes the guest's RAM to memory, not to the disk (docs/state.md).
+WORKER_DIR = os.environ.get("CRAB_GYM_VM_WORKER_DIR", "")
 
 
 class GuestStat:
@@ -266,27 +269,34 @@ class LibvirtSession:
         per template image."""
         template = self._lookup(self.template)
         want = metadata(template).get("image", "")
+        pool = storage_pool(self.conn)
+        src = pool.storageVolLookupByName(f"{self.template}.qcow2")
+        folder = WORKER_DIR if WORKER_DIR and self._is_local() else ""
+        home = Path(folder or Path(src.path()).parent)  # where this worker's disk belongs
         try:
             dom = self.conn.lookupByName(self.name)
-            if metadata(dom).get("image", "") == want and not dom.isActive():
+            disk = ET.fromstring(dom.XMLDesc(0)).find("devices/disk/source")
+            path = Path(disk.get("file", "") if disk is not None else "")
+            same = metadata(dom).get("image", "") == want and (
+                not self._is_local() or (path.parent == home and path.exists())
+            )
+            if same:
                 return
             if dom.isActive():
-                if metadata(dom).get("image", "") == want:
-                    return
                 dom.destroy()
             dom.undefine()
+            if path.parent == Path(WORKER_DIR or "/nonexistent"):
+                path.unlink(missing_ok=True)
         except self.libvirt.libvirtError:
             pass
         if template.isActive():
             raise DeviceError(f"template domain {self.template} is running; stop it to clone workers from it")
-        pool = storage_pool(self.conn)
-        src = pool.storageVolLookupByName(f"{self.template}.qcow2")
         dest_name = f"{self.name}.qcow2"
         try:
             pool.storageVolLookupByName(dest_name).delete(0)
         except self.libvirt.libvirtError:
             pass
-        dest_path = self._copy_volume(pool, src, dest_name)
+        dest_path = self._copy_volume(pool, src, dest_name, folder)
         root = ET.fromstring(template.XMLDesc(self.libvirt.VIR_DOMAIN_XML_INACTIVE))
         root.find("name").text = self.name  # type: ignore[union-attr]  # a domain's XML always has it
         uuid = root.find("uuid")
@@ -295,12 +305,14 @@ class LibvirtSession:
         root.find("devices/disk/source").set("file", dest_path)  # type: ignore[union-attr]  # the template's disk
         self.conn.defineXML(ET.tostring(root, encoding="unicode"))
 
-    def _copy_volume(self, pool: Any, src: Any, name: str) -> str:
-        """A byte copy of ``src`` (qcow2 internal snapshots included): a file copy on this machine, a
-        download and upload through libvirt for a remote host."""
+    def _copy_volume(self, pool: Any, src: Any, name: str, folder: str = "") -> str:
+        """A byte copy of ``src`` (qcow2 internal snapshots included): a file copy on this machine (into
+        ``folder`` if given, else the pool), a download and upload through libvirt for a remote host."""
         size = src.info()[1]
         if self._is_local() and os.access(src.path(), os.R_OK):
-            dest = str(Path(src.path()).with_name(name))
+            if folder:
+                Path(folder).mkdir(mode=0o755, parents=True, exist_ok=True)
+            dest = str(Path(folder) / name if folder else Path(src.path()).with_name(name))
             shutil.copyfile(src.path(), dest)
             owner = os.stat(src.path())
             os.chown(dest, owner.st_uid, owner.st_gid)

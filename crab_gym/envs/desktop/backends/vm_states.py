@@ -1,11 +1,13 @@
 """The VM desktop's saved states: internal snapshots of its domain (``savevm`` / ``loadvm``), by name.
 
 A snapshot holds the guest's RAM, devices and disk in the domain's qcow2 overlay (about 520 MB for the
-desktop guest), so a session keeps the most recent ``KEEP`` and deletes them all when it closes.
+desktop guest), so a session keeps the most recent ``KEEP`` (``$CRAB_GYM_VM_KEEP_STATES``, default 8) and
+deletes them all when it closes.
 """
 
 from __future__ import annotations
 
+import os
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +17,15 @@ from crab_gym.vm.domain import hmp, save_snapshot
 
 __all__ = ["KEEP", "VMState", "VMStates"]
 
-KEEP = 8  # internal snapshots a session keeps
+
+def _keep() -> int:
+    raw = os.environ.get("CRAB_GYM_VM_KEEP_STATES", "8")
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise ValueError(f"CRAB_GYM_VM_KEEP_STATES must be a whole number >= 1, not {raw!r}")
+    return int(raw)
+
+
+KEEP = _keep()  # internal snapshots a session keeps
 
 
 @state_class
