@@ -1,0 +1,185 @@
+"""PPO on the rl-phone families through RLlib (new API stack): ``crab-gym train --engine rllib``.
+
+The same run as :mod:`crab_gym.baselines.ppo`'s, with RLlib collecting: ``config.env_runners`` EnvRunners
+(Ray actors, a process each) of ``config.envs_per_runner`` envs each, every env :func:`ppo.make_env`'s
+PolicyView on the training seeds (same observations, actions and reward as SB3's), and the same network
+(:class:`~crab_gym.baselines.rllib_module.CrabPPOModule`) learnt in the driver. The hyperparameters map to
+SB3's: a train batch of ``n_steps`` per env, minibatches of ``batch_size``, ``n_epochs``, SB3's value-loss
+weight (0.5) and gradient clip (0.5), no KL term, no value clipping.
+
+A run folder holds ``config.json`` (``engine: "rllib"``), ``curve.json`` and ``rllib/`` (the Algorithm's
+checkpoint: resume with ``Algorithm.from_checkpoint``); :func:`ppo.load` reads it back as a model whose
+``predict`` is the greedy policy, so :func:`ppo.evaluate` and ``crab-gym train --eval`` serve both engines.
+Needs the ``ray`` and ``sb3`` extras.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from crab_gym.baselines import ppo
+from crab_gym.baselines.ppo import PPOConfig
+
+__all__ = ["ENV_NAME", "RLlibModel", "algo_config", "load_model", "train"]
+
+ENV_NAME = "crab-rl-phone"  # the PolicyView env, registered with ray.tune for the EnvRunners
+_MODULE_PATH = ("learner_group", "learner", "rl_module", "default_policy")
+
+
+def _make_env(ctx: Any) -> Any:
+    """One EnvRunner env: PolicyView on the training split, seeded per runner and env."""
+    config = PPOConfig.from_json(dict(ctx["ppo"]))
+    seed = (
+        config.seed * 1000 + int(getattr(ctx, "worker_index", 0)) * 100 + int(getattr(ctx, "vector_index", 0))
+    )
+    return ppo.make_env(config, "train", seed=seed)
+
+
+def algo_config(config: PPOConfig) -> Any:
+    """RLlib's PPOConfig for a crab-gym PPOConfig (vocabulary filled)."""
+    from ray.rllib.algorithms.ppo import PPOConfig as RLlibPPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from crab_gym.baselines.rllib_module import CrabPPOModule
+
+    envs = config.env_runners * config.envs_per_runner
+    return (
+        RLlibPPOConfig()
+        .environment(ENV_NAME, env_config={"ppo": config.to_json()})
+        .env_runners(
+            num_env_runners=config.env_runners,
+            num_envs_per_env_runner=config.envs_per_runner,
+            num_cpus_per_env_runner=1,
+            rollout_fragment_length=config.n_steps,
+        )
+        .learners(num_learners=0)  # the learner runs in the driver, on its CPU
+        .training(
+            train_batch_size_per_learner=config.n_steps * envs,
+            minibatch_size=config.batch_size,
+            num_epochs=config.n_epochs,
+            lr=config.learning_rate,
+            gamma=config.gamma,
+            lambda_=config.gae_lambda,
+            entropy_coeff=config.ent_coef,
+            clip_param=config.clip_range,
+            vf_loss_coeff=0.5,  # SB3's vf_coef
+            grad_clip=0.5,  # SB3's max_grad_norm
+            grad_clip_by="global_norm",
+            use_kl_loss=False,
+            vf_clip_param=float("inf"),
+        )
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=CrabPPOModule, model_config={"hidden": 128}))
+        .debugging(seed=config.seed)
+    )
+
+
+class RLlibModel:
+    """A trained CrabPPOModule with SB3's ``predict``: what :func:`ppo.model_policy` calls."""
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+
+    def predict(self, obs: dict[str, np.ndarray], deterministic: bool = True) -> tuple[np.ndarray, None]:
+        from crab_gym.baselines.rllib_module import greedy_actions
+
+        if not deterministic:
+            raise ValueError("RLlibModel.predict: only the greedy (deterministic) policy")
+        return greedy_actions(self.module, obs), None
+
+
+def load_model(folder: Path) -> RLlibModel:
+    """The policy of a run folder's ``rllib/`` checkpoint; ValueError naming the path if it is not one."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    path = folder / "rllib"
+    module_path = path.joinpath(*_MODULE_PATH)
+    if not module_path.is_dir():
+        raise ValueError(
+            f"{module_path}: missing (an RLlib run folder holds the Algorithm checkpoint in rllib/)"
+        )
+    try:
+        module = RLModule.from_checkpoint(module_path)
+    except Exception as e:  # a truncated or foreign checkpoint
+        raise ValueError(f"{module_path}: not an RLlib module checkpoint ({type(e).__name__}: {e})") from None
+    module.eval()
+    return RLlibModel(module)
+
+
+def train(
+    config: PPOConfig,
+    out: str | Path | None = None,
+    eval_every: int = 0,
+    eval_episodes: int = 16,
+    on_eval: Callable[[dict[str, Any]], None] | None = None,
+    address: str = "",
+) -> tuple[RLlibModel, list[dict[str, Any]], dict[str, float]]:
+    """Train for ``config.timesteps`` env steps (whole train batches); evaluate on held-out seeds at 0,
+    every ``eval_every`` steps and at the end, as :func:`ppo.train`. Starts a local Ray unless one runs (or
+    joins ``address``). Returns the model, the curve and {steps, seconds, train_seconds, steps_per_s}:
+    ``seconds`` from Ray's start to the last update, ``train_seconds`` inside ``Algorithm.train`` only."""
+    import ray
+    import torch
+    from ray.tune.registry import register_env
+
+    torch.set_num_threads(config.torch_threads)
+    config = dataclasses.replace(config, engine="rllib")
+    if not config.vocabulary:
+        config.vocabulary = ppo.vocabulary_for(config)
+    t0 = time.perf_counter()
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address or None, num_cpus=None if address else config.env_runners + 1,
+                 include_dashboard=False, log_to_driver=False)  # fmt: skip
+    eval_env = ppo.make_env(config, "heldout", seed=config.seed) if eval_every > 0 else None
+    curve: list[dict[str, Any]] = []
+    steps, train_seconds = 0, 0.0
+    try:
+        register_env(ENV_NAME, _make_env)
+        algo = algo_config(config).build_algo()
+        model = RLlibModel(algo.get_module())
+
+        def point() -> None:
+            assert eval_env is not None
+            t = time.perf_counter()
+            row = {"steps": steps, "seconds": t - t0,
+                   "families": ppo.evaluate(ppo.model_policy(model), eval_env, eval_episodes)}  # fmt: skip
+            row["eval_seconds"] = time.perf_counter() - t
+            curve.append(row)
+            if on_eval is not None:
+                on_eval(row)
+
+        next_eval = 0
+        while steps < config.timesteps:
+            if eval_env is not None and steps >= next_eval:
+                point()
+                next_eval = (steps // eval_every + 1) * eval_every
+            t = time.perf_counter()
+            result = algo.train()
+            train_seconds += time.perf_counter() - t
+            steps = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+        seconds = time.perf_counter() - t0 - sum(row["eval_seconds"] for row in curve)
+        model = RLlibModel(algo.get_module())
+        if eval_env is not None:
+            point()
+        if out is not None:
+            folder = Path(out)
+            folder.mkdir(parents=True, exist_ok=True)
+            algo.save_to_path(str((folder / "rllib").resolve()))
+            (folder / "config.json").write_text(json.dumps(config.to_json(), indent=1) + "\n")
+            (folder / "curve.json").write_text(json.dumps(curve, indent=1) + "\n")
+        algo.stop()
+    finally:
+        if eval_env is not None:
+            eval_env.close()
+        if started:
+            ray.shutdown()
+    stats = {"steps": float(steps), "seconds": seconds, "train_seconds": train_seconds,
+             "steps_per_s": steps / max(seconds, 1e-9)}  # fmt: skip
+    return model, curve, stats
