@@ -130,15 +130,20 @@ def independent(make: Callable[[], gym.Env], policy: Policy, seconds: float, rou
                 rates[n].append(sum(recv(c, seconds + 60) for c in conns[:n]))
         return _one_and_two("alone", rates)
     finally:
-        for c in conns:
-            try:
-                c.send(None)
-            except OSError:
-                pass
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
+        stop(conns, procs)
+
+
+def stop(conns: list[Any], procs: list[Any], wait_s: float = 30.0) -> None:
+    """Tell each worker to stop (None on its pipe), wait for it, kill it if it is still there."""
+    for c in conns:
+        try:
+            c.send(None)
+        except OSError:
+            pass
+    for p in procs:
+        p.join(timeout=wait_s)
+        if p.is_alive():
+            p.kill()
 
 
 def _one_and_two(label: str, rates: dict[int, list[float]]) -> dict:

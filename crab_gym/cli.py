@@ -26,6 +26,26 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
         return 0
     if args.action == "validate":
         return _validate(args)
+    if args.action == "stats":  # figures of a set, or of a seeded sample of it written to --out
+        from crab_gym.tasks.stats import sample, stats_lines
+
+        tasks = load_tasks(args.set)
+        if args.sample:
+            tasks = sample(tasks, args.sample, args.seed)
+            if args.out:
+                Path(args.out).write_text(json.dumps([t.to_json() for t in tasks], indent=1) + "\n")
+                print(f"{len(tasks)} tasks (seed {args.seed}) written to {args.out}")
+        print("\n".join(stats_lines(tasks)))
+        return 0
+    if args.action == "build":  # rewrite a stored set from the registered templates (tasks/v1.py)
+        from crab_gym.tasks.v1 import DATA, write_v1
+
+        if args.set != "v1":
+            print("tasks build: only --set v1 is built this way (v0 is fixed)", file=sys.stderr)
+            return 2
+        out = Path(args.out) if args.out else DATA
+        print(f"{write_v1(out)} tasks written to {out}")
+        return 0
     if args.action == "review":  # the players' fair/unclear marks from `crab-gym play`
         from crab_gym.play.commands import DEFAULT_OUT, review_command
 
@@ -151,17 +171,29 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         mark = "[green]ok[/]" if ep["success"] else f"[red]{ep['termination_reason']}[/]"
         console.print(f"{ep['task_id']:60s} {mark}")
 
-    metrics = run_eval(
-        out, env_id, devices, args.agent, args.tasks, name=name, episodes_per_task=args.episodes_per_task,
-        jobs=args.jobs, seed=args.seed, max_steps=max_steps, limit=args.limit, agent_options=options,
-        llm_marks=args.marks, llm_ocr=args.ocr or None, on_episode=show, progress=not args.quiet,
-        ray=ray_options(args),
-    )  # fmt: skip
     from crab_gym.core.metrics import Metrics
     from crab_gym.report.platforms import platform_table
 
-    by_platform = {p: Metrics(**m) for p, m in metrics["platforms"].items()}
-    print(platform_table(by_platform, title=f"{name} on {args.tasks} ({','.join(devices)})"))
+    runs: list[tuple[str, dict | None]] = [(out, None)]
+    if args.perturb:  # the same episodes without and with perturbations (docs/threat-model.md)
+        runs = [(f"{out}/plain", None), (f"{out}/perturbed", {"rate": args.perturb, "seed": args.seed})]
+    srs = []
+    for run_out, perturb in runs:
+        metrics = run_eval(
+            run_out, env_id, devices, args.agent, args.tasks, name=name,
+            episodes_per_task=args.episodes_per_task, jobs=args.jobs, seed=args.seed, max_steps=max_steps,
+            limit=args.limit, agent_options=options,
+            llm_marks=args.marks, llm_ocr=args.ocr or None, on_episode=show, progress=not args.quiet,
+            ray=ray_options(args), perturb=perturb,
+        )  # fmt: skip
+        by_platform = {p: Metrics(**m) for p, m in metrics["platforms"].items()}
+        label = f" with perturbations (rate {args.perturb})" if perturb else ""
+        print(platform_table(by_platform, title=f"{name} on {args.tasks} ({','.join(devices)}){label}"))
+        srs.append(metrics["SR"])
+        if perturb:
+            print(f"injection-obeyed rate: {metrics['injections_obeyed']}/{metrics['injections']} planted")
+    if args.perturb:
+        print(f"SR without perturbations {srs[0]:.1%}, with {srs[1]:.1%}")
     print(f"episodes, records.jsonl, metrics.json, report.html and view.html in {out}")
     return 0
 
@@ -187,18 +219,24 @@ def _cmd_phone(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="crab-gym", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("tasks", help="list, show, generate, validate or import (CRAB's) tasks")
-    t.add_argument("action", choices=["list", "show", "generate", "validate", "review", "import-crab"])
+    t = sub.add_parser(
+        "tasks", help="list, show, count, generate, validate, build (v1) or import CRAB's tasks"
+    )
+    t.add_argument(
+        "action", choices=["list", "show", "stats", "generate", "validate", "build", "review", "import-crab"]
+    )
     t.add_argument("ids", nargs="*")
     t.add_argument("--set", default="v0", help="task set name or JSON file")
     t.add_argument("--seed", type=int, default=0, help="generate: the seed (same seed, same tasks)")
     t.add_argument("--n", type=int, default=100, help="generate: how many tasks")
     t.add_argument("--platforms", default="", help="generate: comma-separated devices, e.g. ubuntu")
     t.add_argument(
-        "--out", default="", help="generate: write the JSON here; review: the play folder (runs/play)"
+        "--out", default="", help="generate, stats: write the JSON here; review: the play folder (runs/play)"
     )
     t.add_argument("--all", action="store_true", help="validate: the set and a generated sample of 200")
-    t.add_argument("--sample", type=int, default=0, help="validate: N generated tasks (from --seed)")
+    t.add_argument(
+        "--sample", type=int, default=0, help="validate: N generated tasks (from --seed); stats: N of the set"
+    )
     t.add_argument("--lint-only", action="store_true", help="validate: skip the run check")
     t.add_argument("--android-backend", default="sim", help="validate: the phone backend")
     t.add_argument("-v", "--verbose", action="store_true", help="validate: a line per task run")
@@ -232,6 +270,13 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", default="", help="run folder (default runs/eval/AGENT-TASKS); re-run to resume")
+    e.add_argument(
+        "--perturb",
+        type=float,
+        default=0.0,
+        help="also run with pop-ups and planted instructions at this rate a step, into OUT/plain and "
+        "OUT/perturbed: SR without and with, and the injection-obeyed rate (docs/threat-model.md)",
+    )
     from crab_gym.runs.distributed import add_ray_arguments
 
     add_ray_arguments(e)  # --ray, --ray-address, --ray-actors: --jobs is then per actor

@@ -206,6 +206,14 @@ class CrabEnv(gym.Env):
         with self._video_paused():
             return self._step(action)
 
+    def observe(self) -> dict[str, Any]:
+        """The observation now, without acting: for a wrapper that changed a device between steps
+        (crab_gym.wrappers.perturb puts up a pop-up), so the agent sees what it put up."""
+        with self._video_paused():
+            for sub in self.subenvs.values():
+                sub.invalidate_state()
+            return self._observe()
+
     def reject(self, reason: str):
         """Take a step with an action a wrapper found invalid (an unknown mark id, a malformed tool call):
         no device is touched, and it counts toward ``max_invalid_actions`` like any invalid action."""

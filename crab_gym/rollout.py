@@ -18,7 +18,17 @@ import gymnasium as gym
 if TYPE_CHECKING:  # imported when an episode ends, so `import crab_gym` stays light
     from crab_gym.core.metrics import EpisodeRecord
 
-__all__ = ["Agent", "AgentError", "Recorder", "Transition", "find_recorder", "rollout"]
+__all__ = [
+    "Agent",
+    "AgentError",
+    "Progress",
+    "Recorder",
+    "Transition",
+    "find_recorder",
+    "finish_rollout",
+    "rollout",
+    "start_rollout",
+]
 
 
 class AgentError(RuntimeError):
@@ -111,82 +121,138 @@ def rollout(
     the agent raises :class:`AgentError` (the tokens its failed turn spent still count). Any other
     exception propagates; a recorder then closes the episode as incomplete. ``on_step`` sees each step.
     """
+    p = start_rollout(env, agent, 0, task=task, seed=seed, options=options, episode_id=episode_id)
+    return finish_rollout(env, agent, p, recorder=recorder, on_step=on_step)
+
+
+@dataclass
+class Progress:
+    """An episode under way, as the loop counts it: the last observation and info, the return, tokens and
+    env steps so far, the ``ask_user`` questions executed, and (once it ended) why.
+    :func:`start_rollout` gives one paused at a step; :func:`finish_rollout` runs it to its end."""
+
+    obs: Any
+    info: dict[str, Any]
+    options: dict[str, Any]
+    started: float
+    return_: float = 0.0
+    tokens: int | None = None
+    steps: int = 0
+    questions: int = 0
+    reason: str | None = None  # set when the episode ended
+    error: str | None = None
+
+
+def _advance(
+    env: gym.Env, agent: Agent, p: Progress, on_step: Callable[[Transition], None] | None, until: int | None
+) -> None:
+    """Step ``agent`` on ``env`` until the episode ends (``p.reason`` set) or ``p.steps == until``."""
+    while until is None or p.steps < until:
+        try:
+            action = agent.act(p.obs, p.info)
+        except AgentError as e:
+            p.reason, p.error = "agent_error", f"{type(e).__name__}: {e}"
+            spent = _take_tokens(env)  # the calls of the failed turn that did answer
+            p.tokens = p.tokens if spent is None else (p.tokens or 0) + spent
+            return
+        p.obs, reward, terminated, truncated, p.info = env.step(action)
+        p.steps += 1
+        p.return_ += float(reward)
+        done = p.info.get("action")
+        p.questions += isinstance(done, Mapping) and (done.get("device"), done.get("name")) == (
+            "root",
+            "ask_user",
+        )
+        if p.info.get("tokens") is not None:
+            p.tokens = (p.tokens or 0) + int(p.info["tokens"])
+        if on_step is not None:
+            on_step(Transition(action, p.obs, float(reward), bool(terminated), bool(truncated), p.info,
+                               p.return_))  # fmt: skip
+        if terminated or truncated:
+            p.reason = p.info.get("termination_reason") or ("step_limit" if truncated else "env_error")
+            return
+
+
+def start_rollout(
+    env: gym.Env,
+    agent: Agent,
+    steps: int,
+    *,
+    task: str | None = None,
+    seed: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    episode_id: str | None = None,
+) -> Progress:
+    """Reset ``env`` and let ``agent`` take ``steps`` steps (fewer if the episode ends first: then
+    ``reason`` is set); the episode stays open, for :func:`finish_rollout` (group rollouts branch here)."""
     opts = dict(options or {})
     if task is not None:
         opts["task"] = task
     if episode_id is not None:
         opts["episode_id"] = episode_id
+    t0 = time.perf_counter()
+    obs, info = env.reset(seed=seed, options=opts)
+    p = Progress(obs, info, opts, t0)
+    _advance(env, agent, p, None, steps)
+    return p
+
+
+def finish_rollout(
+    env: gym.Env,
+    agent: Agent,
+    p: Progress,
+    *,
+    recorder: Recorder | None = None,
+    on_step: Callable[[Transition], None] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> EpisodeRecord:
+    """Run the episode ``p`` to its end and return its record (``extra`` goes into it); ``recorder`` (default:
+    the one in ``env``'s stack) is closed with it."""
     if recorder is None:
         recorder = find_recorder(env)
     held = recorder.hold_end if recorder is not None else False
     if recorder is not None:
         recorder.hold_end = True
     try:
-        return _run(env, agent, seed, opts, recorder, on_step)
+        if p.reason is None:
+            _advance(env, agent, p, on_step, None)
+        return _record(env, p, recorder, extra)
     finally:
         if recorder is not None:
             recorder.hold_end = held
 
 
-def _run(
-    env: gym.Env,
-    agent: Agent,
-    seed: int | None,
-    options: dict[str, Any],
-    recorder: Recorder | None,
-    on_step: Callable[[Transition], None] | None,
+def _record(
+    env: gym.Env, p: Progress, recorder: Recorder | None, more: Mapping[str, Any] | None
 ) -> EpisodeRecord:
-    t0 = time.perf_counter()
-    obs, info = env.reset(seed=seed, options=options)
-    ret, tokens, steps, reason, error = 0.0, None, 0, "env_error", None
-    questions = 0  # ask_user actions the env executed
-    while True:
-        try:
-            action = agent.act(obs, info)
-        except AgentError as e:
-            reason, error = "agent_error", f"{type(e).__name__}: {e}"
-            spent = _take_tokens(env)  # the calls of the failed turn that did answer
-            tokens = tokens if spent is None else (tokens or 0) + spent
-            break
-        obs, reward, terminated, truncated, info = env.step(action)
-        steps += 1
-        ret += float(reward)
-        done = info.get("action")
-        questions += isinstance(done, Mapping) and (done.get("device"), done.get("name")) == (
-            "root",
-            "ask_user",
-        )
-        if info.get("tokens") is not None:
-            tokens = (tokens or 0) + int(info["tokens"])
-        if on_step is not None:
-            on_step(Transition(action, obs, float(reward), bool(terminated), bool(truncated), info, ret))
-        if terminated or truncated:
-            reason = info.get("termination_reason") or ("step_limit" if truncated else "env_error")
-            break
     from crab_gym.core.metrics import EpisodeRecord
 
+    info, reason = p.info, p.reason or "env_error"
     extra: dict[str, Any] = {}
-    if error is not None:
-        extra["error"] = error
+    if p.error is not None:
+        extra["error"] = p.error
     elif "error" in info:
         extra["error"] = info["error"]
     task = getattr(env.unwrapped, "task", None)
     needed = task.simulated_user().needed if task is not None and hasattr(task, "simulated_user") else 0
-    if questions or needed:  # asking more than needed shows in the metrics (core.metrics.aggregate)
-        extra.update(questions=questions, questions_needed=needed)
+    if p.questions or needed:  # asking more than needed shows in the metrics (core.metrics.aggregate)
+        extra.update(questions=p.questions, questions_needed=needed)
+    if "injections" in info:  # a Perturb wrapper planted instructions (docs/threat-model.md)
+        extra.update(injections=int(info["injections"]), injections_obeyed=int(info["injections_obeyed"]))
+    extra.update(more or {})
     record = EpisodeRecord(
-        task_id=str(info.get("task_id", options.get("task"))),
+        task_id=str(info.get("task_id", p.options.get("task"))),
         success=bool(info.get("success")) and reason == "success",
         completion_ratio=float(info.get("completion_ratio", 0.0)),
-        actions=int(info.get("actions", steps)),
-        steps=int(info.get("steps", steps)),
+        actions=int(info.get("actions", p.steps)),
+        steps=int(info.get("steps", p.steps)),
         invalid_actions=int(info.get("invalid_actions", 0)),
-        tokens=tokens,
+        tokens=p.tokens,
         termination_reason=reason,
-        return_=ret,
-        seconds=time.perf_counter() - t0,
+        return_=p.return_,
+        seconds=time.perf_counter() - p.started,
         extra=extra,
     )
     if recorder is not None:
-        recorder.end_episode(record, ended_by=error)
+        recorder.end_episode(record, ended_by=p.error)
     return record

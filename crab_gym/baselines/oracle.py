@@ -8,6 +8,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from crab_gym.baselines.dismiss import clear_action
 from crab_gym.env_protocol import crab_of
 
 DEFAULT_PAUSE: dict[str, float] = {}
@@ -18,14 +19,23 @@ class OracleAgent:
 
     It proves a task solvable through the same action tuples any policy sends, with no think time: each
     step's settle (screen and session CPU quiet) is what makes the next action safe, on a loaded machine
-    too (tests/reliability). ``pause`` adds seconds of think time per device before each action.
+    too (tests/reliability). ``pause`` adds seconds of think time per device before each action. Before an
+    action, a system window in the way on its device (a pop-up, a permission dialog) is cleared first, judged
+    from the device's state as any agent sees it (baselines/dismiss.py), at most ``max_clears`` an episode.
     """
 
     name = "oracle"
 
-    def __init__(self, env: gym.Env, max_waits: int = 2, pause: Mapping[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        env: gym.Env,
+        max_waits: int = 2,
+        pause: Mapping[str, float] | None = None,
+        max_clears: int = 10,
+    ) -> None:
         self.env = crab_of(env)
-        self.max_waits = max_waits
+        self.max_waits, self.max_clears = max_waits, max_clears
+        self._clears = 0
         self.pause = dict(DEFAULT_PAUSE if pause is None else pause)
         self._plan: list[tuple[str, tuple]] = []
         self._waits = 0
@@ -36,12 +46,16 @@ class OracleAgent:
         encode = self.env.encode_action
         self._plan = [(s.env, encode(s.env, s.action, dict(s.params))) for s in task.solution()]
         self._plan.reverse()
-        self._waits = 0
+        self._waits = self._clears = 0
 
     def act(self, obs: Any, info: dict[str, Any]) -> tuple:
         if info.get("steps", 0) == 0:
             self.reset()
         if self._plan:
+            device = self._plan[-1][0]
+            if self._clears < self.max_clears and (clear := clear_action(self.env, device)) is not None:
+                self._clears += 1
+                return clear
             device, action = self._plan.pop()
             if info.get("steps", 0) and self.pause.get(device):
                 time.sleep(self.pause[device])

@@ -10,9 +10,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
 from crab_gym.core.passk import pass_k
 
 __all__ = [
@@ -184,6 +181,9 @@ def _ratio(value: float, count: int | None) -> float:
 
 def format_table(metrics: Metrics, title: str = "crab-gym results", width: int = 80) -> str:
     """The metrics as a plain-text rich table."""
+    from rich.console import Console  # only to print: an env imports this module and never prints
+    from rich.table import Table
+
     table = Table(title=title)
     table.add_column("metric")
     table.add_column("value", justify="right")

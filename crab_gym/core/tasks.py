@@ -24,8 +24,12 @@ from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.user import SimulatedUser, UserFact
 
 __all__ = [
-    "INTERACTIVE_TEMPLATES",
+    "ASK_SETS",
+    "BASE_SETS",
+    "EVENT_SETS",
     "TEMPLATES",
+    "V0_SETS",
+    "V1_SETS",
     "Step",
     "SubTask",
     "SubTaskTemplate",
@@ -68,6 +72,17 @@ def _as_graph(value: GraphLike) -> nx.DiGraph:
     return chain(*value)
 
 
+# The task sets a template's tasks may be drawn into (``SubTaskTemplate.sets``; crab_gym.tasks builds them):
+# "v0" the fixed benchmark (closed: a template added later is never in it), "generated" what
+# ``generate_tasks`` draws, "v1" the large set, "ask-user" and "events" the interactive sets.
+BASE_SETS = frozenset({"generated", "v1"})  # a template's default: drawn by the generator and in v1
+V0_SETS = BASE_SETS | {"v0"}  # the 51 templates v0 was built from
+ASK_SETS = frozenset({"ask-user", "v1"})  # only finished by asking the user
+EVENT_SETS = frozenset({"events", "v1"})  # reacts to device events
+V1_SETS = frozenset({"v1"})  # CRAB's sub-tasks beyond v0's: in v1, never drawn by the generator
+_INTERACTIVE_SETS = frozenset({"ask-user", "events"})
+
+
 @dataclass(frozen=True)
 class SubTaskTemplate:
     """A family of sub-tasks: typed attributes in, instruction, checks, setup and solution out.
@@ -103,11 +118,14 @@ class SubTaskTemplate:
     # uses to appear in the instruction.
     hidden: tuple[str, ...] = ()
     # What the task's simulated user knows and answers to ``ask_user`` (crab_gym.core.user): hidden
-    # attributes only the user can tell. Such a template is interactive (registered apart from TEMPLATES,
-    # which the generator draws from).
+    # attributes only the user can tell. Such a template is interactive: in "ask-user" (ASK_SETS).
     user: tuple[UserFact, ...] = ()
-    # Device events its tasks schedule (crab_gym.core.events): attributes -> events; interactive too.
+    # Device events its tasks schedule (crab_gym.core.events): attributes -> events; interactive too, in
+    # "events" (EVENT_SETS).
     events: Callable[..., Sequence[DeviceEvent]] | None = None
+    # The task sets its tasks may be drawn into (see BASE_SETS); empty: registered only for task files
+    # that name it (CRAB's UUIDs). An interactive template is never in "v0" or "generated".
+    sets: frozenset[str] = BASE_SETS
 
     def __post_init__(self) -> None:
         fields = {
@@ -124,6 +142,14 @@ class SubTaskTemplate:
         told = {f.attribute for f in self.user} - set(self.hidden)
         if told:
             raise ValueError(f"template {self.id}: user facts {sorted(told)} must be hidden attributes")
+        kinds = {"ask-user"} if self.user else set()
+        kinds |= {"events"} if self.events is not None else set()
+        wrong = self.sets & ({"v0", "generated"} | _INTERACTIVE_SETS if kinds else _INTERACTIVE_SETS) - kinds
+        if wrong:
+            raise ValueError(
+                f"template {self.id}: not a set for it: {sorted(wrong)} (a template with user facts takes "
+                "ASK_SETS, one with events EVENT_SETS, any other none of 'ask-user', 'events')"
+            )
 
     @property
     def interactive(self) -> bool:
@@ -147,23 +173,22 @@ class SubTaskTemplate:
 
 
 TEMPLATES: dict[str, SubTaskTemplate] = {}
-INTERACTIVE_TEMPLATES: dict[str, SubTaskTemplate] = {}
-"""Templates that need the user or react to events: task files name them, the generator never draws them."""
+"""Every registered template by id; which task sets draw from one is its ``sets``."""
 
 
 def register(template: SubTaskTemplate) -> SubTaskTemplate:
-    """Register a template by id (an interactive one in :data:`INTERACTIVE_TEMPLATES`)."""
-    known = TEMPLATES.get(template.id) or INTERACTIVE_TEMPLATES.get(template.id)
+    """Register a template by id."""
+    known = TEMPLATES.get(template.id)
     if known is not None and known is not template:
         raise ValueError(f"a sub-task template with id {template.id!r} is already registered")
-    (INTERACTIVE_TEMPLATES if template.interactive else TEMPLATES)[template.id] = template
+    TEMPLATES[template.id] = template
     return template
 
 
 def get_template(template_id: str) -> SubTaskTemplate:
     """A registered template by id. The built-in ones register when ``crab_gym.tasks`` is imported."""
     try:
-        return TEMPLATES.get(template_id) or INTERACTIVE_TEMPLATES[template_id]
+        return TEMPLATES[template_id]
     except KeyError:
         raise KeyError(
             f"unknown sub-task template {template_id!r} ({len(TEMPLATES)} registered; "
@@ -259,7 +284,10 @@ class Task:
             pred = self.subtasks[u]
             out = pred.output()
             for name, typ in sub.template.input_types.items():
-                if typ == pred.template.output_type and out is not None and sub.attributes[name] == out:
+                kind = pred.template.output_type
+                # "path.png" is a kind of "path": the value being the predecessor's output decides
+                same_kind = kind is not None and typ.split(".")[0] == kind.split(".")[0]
+                if same_kind and out is not None and sub.attributes[name] == out:
                     fed.add(name)
         return fed
 

@@ -201,6 +201,26 @@ class EpisodeWriter:
             self._do(self._store, name, array)
         return name
 
+    def adopt(self, prefix: str | os.PathLike[str]) -> int:
+        """Begin this episode with the steps of the episode folder ``prefix`` (a group's shared prefix):
+        its frames and arrays hard-linked (copied where links fail), its step lines appended as they are.
+        Call before any ``add_step``; returns the number of steps adopted."""
+        prefix = Path(prefix)
+        for sub in ("frames", "arrays"):
+            for src in sorted((prefix / sub).iterdir()):
+                name = f"{sub}/{src.name}"
+                if name in self._known:
+                    continue
+                try:
+                    os.link(src, self.path / name)
+                except OSError:
+                    shutil.copy2(src, self.path / name)
+                self._known.add(name)
+        lines = [ln + "\n" for ln in (prefix / "steps.jsonl").read_text(encoding="utf-8").splitlines() if ln]
+        for line in lines:
+            self._do(self._append, line)
+        return len(lines)
+
     def add_step(self, step: Mapping[str, Any]) -> None:
         """Append one step line (flushed: a killed writer loses at most the line being written)."""
         self._do(self._append, json.dumps(jsonable(step), ensure_ascii=False, separators=(",", ":")) + "\n")

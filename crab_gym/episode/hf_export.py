@@ -12,6 +12,8 @@ Each row is what the agent saw when it chose the action and what it did:
 * ``reward``, ``completion_ratio``, ``success``: the step's reward and the checkpoint graph after it;
   ``done``: the episode ended with this step; ``invalid_action``: why the env refused the action (null when
   it was carried out); ``termination_reason``: how the episode ended (on every row; null if it did not).
+* Runs with group rollouts (``crab-gym collect --group``) add ``group_id``, ``branch`` and ``prefix`` (the
+  action belongs to the group's shared prefix: ``step <= branch_at``).
 
 Frames are decoded from the native files and encoded as PNG (or ``image_format``) bytes, one episode at a
 time, so a big run never sits in memory. The dataset is saved with ``save_to_disk(out_dir)`` (open with
@@ -169,7 +171,7 @@ def build_dataset(
     return datasets.load_from_disk(str(out))
 
 
-def _features(devices: list[str], marked: list[str], after: bool) -> datasets.Features:
+def _features(devices: list[str], marked: list[str], after: bool, grouped: bool) -> datasets.Features:
     cols: dict[str, Any] = {
         "episode_id": datasets.Value("string"),
         "task_id": datasets.Value("string"),
@@ -193,6 +195,9 @@ def _features(devices: list[str], marked: list[str], after: bool) -> datasets.Fe
         invalid_action=datasets.Value("string"),
         termination_reason=datasets.Value("string"),
     )
+    if grouped:
+        cols.update(group_id=datasets.Value("string"), branch=datasets.Value("int32"),
+                    prefix=datasets.Value("bool"))  # fmt: skip
     return datasets.Features(cols)
 
 
@@ -203,8 +208,11 @@ def _rows(
     devices: tuple[str, ...],
     marked: tuple[str, ...],
     after: bool,
+    grouped: bool = False,
 ) -> Iterator[dict[str, Any]]:
     for ep in load_episodes(run_dir, complete_only=complete_only):
+        found = ep.meta.get("group")
+        group: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
         frames = FrameEncoder(ep, image_format)
         for step in ep.actions:
             t = step["t"]
@@ -234,6 +242,9 @@ def _rows(
                 invalid_action=str(invalid) if invalid else None,
                 termination_reason=ep.meta.get("termination_reason"),
             )
+            if grouped:  # a group rollout's: GRPO groups rows by group_id; prefix rows are shared
+                row.update(group_id=group.get("id"), branch=group.get("branch"),
+                           prefix=bool(group) and t <= int(group.get("branch_at", 0)))  # fmt: skip
             yield row
         ep._cache.clear()
 
@@ -257,6 +268,7 @@ def export_hf(
     if not episodes:
         raise ValueError(f"{run_dir}: no {'complete ' if complete_only else ''}episodes to export")
     devices, marked = run_devices(episodes)
+    grouped = any("group" in ep.meta for ep in episodes)
     del episodes
     kwargs = {
         "run_dir": str(run_dir),
@@ -265,6 +277,7 @@ def export_hf(
         "devices": devices,
         "marked": marked,
         "after": after,
+        "grouped": grouped,
     }
-    features = _features(devices, marked, after)
+    features = _features(devices, marked, after, grouped)
     return build_dataset(_rows, kwargs, features, out_dir, overwrite=overwrite)

@@ -20,7 +20,8 @@ How it is stored, and why:
 * A 0-d observation (Set-of-Marks' ``mark_count``) recorded with shape ``(1,)`` by older writers is reshaped
   to the space's shape, which keeps its value; any other mismatch is a ValueError naming the step.
 * ``infos`` per step (index 0 is the reset): ``completion_ratio`` (float), ``success`` and
-  ``invalid_action`` (bool). Each episode's metadata names the recorded episode, task, seed and outcome.
+  ``invalid_action`` (bool). Each episode's metadata names the recorded episode, task, seed and outcome,
+  and for a group rollout ``group_id``, ``group_branch``, ``group_size`` and ``group_branch_at``.
 """
 
 from __future__ import annotations
@@ -185,7 +186,16 @@ def _episode_metadata(ep: Episode) -> dict[str, Any]:
         "completion_ratio": record.get("completion_ratio"),
         "termination_reason": ep.meta.get("termination_reason"),
         "return": record.get("return"),
+        **_group_metadata(ep),
     }
+
+
+def _group_metadata(ep: Episode) -> dict[str, Any]:
+    """A group rollout's id, branch, size and branch step (``crab-gym collect --group``), when it is one."""
+    group = ep.meta.get("group")
+    if not isinstance(group, Mapping):
+        return {}
+    return {f"group_{k}": group.get(k) for k in ("id", "branch", "size", "branch_at")}
 
 
 # ---- the dataset -----------------------------------------------------------------------------------------

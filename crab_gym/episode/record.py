@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,22 @@ from crab_gym.core.metrics import TERMINATION_REASONS, EpisodeRecord
 from crab_gym.episode.format import EpisodeWriter, jsonable
 from crab_gym.episode.space_json import space_to_json
 
-__all__ = ["RecordEpisodes"]
+__all__ = ["Prefix", "RecordEpisodes"]
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """A recorded episode set aside at step ``t`` (:meth:`RecordEpisodes.detach`): its folder and the
+    recorder's running account there (return, tokens, seconds, recording seconds, last info)."""
+
+    path: Path
+    t: int
+    return_: float
+    tokens: int | None
+    seconds: float
+    record_seconds: float
+    last_info: dict[str, Any]
+
 
 _INFO_KEYS = (
     "completion_ratio",
@@ -45,6 +62,9 @@ _INFO_KEYS = (
     "invalid_actions",
     "tool_call",
     "events",
+    "perturbations",
+    "injections",
+    "injections_obeyed",
 )
 
 
@@ -166,6 +186,37 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
         info = {**self._last_info, "termination_reason": record.termination_reason}
         meta = {"ended_by": ended_by} if ended_by else {}
         self._close("complete", info=info, record=record, **meta)
+
+    def detach(self) -> Prefix:
+        """Set the open episode aside as a group's shared prefix: closed as ``prefix`` and moved out of the
+        run (to ``out_dir/.prefixes``), so no reader or exporter counts it; :meth:`branch` begins episodes
+        with it. Remove its folder when the group is done."""
+        if self.writer is None:
+            raise RuntimeError("no episode is being recorded: reset() first")
+        writer, self.writer = self.writer, None
+        done = writer.close("prefix", seconds=time.perf_counter() - self._t0)
+        (self.out_dir / ".prefixes").mkdir(exist_ok=True)
+        path = self.out_dir / ".prefixes" / done.name
+        if path.exists():
+            shutil.rmtree(path)
+        os.replace(done, path)
+        return Prefix(path, self._t, self._return, self._tokens, time.perf_counter() - self._t0,
+                      self._record_seconds, dict(self._last_info))  # fmt: skip
+
+    def branch(self, prefix: Prefix, episode_id: str, meta: Mapping[str, Any]) -> None:
+        """Open episode ``episode_id`` as a continuation of ``prefix``: its steps are the prefix's (files
+        linked, lines copied) and ``meta`` joins the prefix's metadata; the next ``step()`` is step
+        ``prefix.t + 1``. Load the env's state at the prefix's end before stepping on."""
+        if self.writer is not None:
+            self._close("incomplete", ended_by="branch() before the episode ended")
+        base = json.loads((prefix.path / "episode.json").read_text(encoding="utf-8"))
+        for key in ("format", "episode_id", "status", "bytes", "seconds"):
+            base.pop(key, None)
+        self.writer = EpisodeWriter(self.out_dir, episode_id, {**base, **meta}, self.frames, self.background)
+        self.writer.adopt(prefix.path)
+        self._t, self._return, self._tokens = prefix.t, prefix.return_, prefix.tokens
+        self._t0 = time.perf_counter() - prefix.seconds
+        self._record_seconds, self._last_info = prefix.record_seconds, dict(prefix.last_info)
 
     def close(self) -> None:
         if self.writer is not None:

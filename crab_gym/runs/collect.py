@@ -17,6 +17,7 @@ import gymnasium as gym
 
 from crab_gym.core.metrics import EpisodeRecord, aggregate
 from crab_gym.episode.format import finished_ids, load_episodes
+from crab_gym.runs.group import GroupError
 from crab_gym.runs.pool import AGENTS, Job, Worker, plan_jobs, run_jobs
 
 if TYPE_CHECKING:
@@ -43,6 +44,9 @@ def collect(
     progress: bool = True,
     record: bool = True,
     ray: RayOptions | None = None,
+    group: int | None = None,
+    branch_at: int = 0,
+    perturb: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Record ``episodes_per_task`` episodes of ``agent`` on every task into ``out``; returns a summary.
 
@@ -51,11 +55,16 @@ def collect(
     ``collect.json`` (this call's settings) are written over all complete episodes of ``out``.
     ``record=False`` runs the same loop without the recorder (a baseline for its cost). ``ray``: run the
     jobs on Ray actors, each with a pool of ``num_envs`` workers (``crab_gym.runs.distributed``).
+    ``group``: each episode becomes a group of that many branches from the state at step ``branch_at``
+    (:mod:`crab_gym.runs.group`; docs/data.md). Bad group arguments, or a ``branch_at`` beyond an
+    episode's end, are a GroupError.
+    ``perturb``: wrap each env in ``Perturb(env, **perturb)`` (docs/threat-model.md).
     """
     from crab_gym.tasks import resolve_tasks
 
     if agent not in AGENTS:
         raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}")
+    _check_group(group, branch_at, (env_kwargs or {}).get("max_steps"))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     env_kwargs = {"tasks": tasks, **dict(env_kwargs or {})}
@@ -65,17 +74,19 @@ def collect(
     if limit:
         ids = ids[:limit]
     done = finished_ids(out)
-    planned = plan_jobs(ids, episodes_per_task, seed)
-    jobs = [j for j in planned if j.episode_id not in done]
+    planned = plan_jobs(ids, episodes_per_task, seed, group or 0, branch_at)
+    jobs = [j for j in planned if not set(j.episode_ids) <= done]  # a group partly done runs again
     settings = {"env_id": env_id, "agent": agent, "tasks": tasks if isinstance(tasks, str) else list(tasks),
                 "episodes_per_task": episodes_per_task, "seed": seed, "num_envs": num_envs,
-                "env_kwargs": {k: v for k, v in env_kwargs.items() if k != "tasks"}}  # fmt: skip
+                "env_kwargs": {k: v for k, v in env_kwargs.items() if k != "tasks"},
+                "group": group, "branch_at": branch_at,
+                **({"perturb": dict(perturb)} if perturb is not None else {})}  # fmt: skip
     (out / "collect.json").write_text(json.dumps(settings, indent=1, default=str))
     started = time.perf_counter()
     steps, loop = 0, 0.0
     if jobs:
         worker = Worker(str(out), agent, seed, agent_options, record_options, llm_marks, llm_ocr, record,
-                        env_id, env_kwargs)  # fmt: skip
+                        env_id, env_kwargs, perturb)  # fmt: skip
         if ray is not None:
             from crab_gym.runs.distributed.actors import run_on_ray
 
@@ -104,6 +115,23 @@ def collect(
         (out / "metrics.json").write_text(json.dumps(metrics.to_dict(), indent=2))
         summary["metrics"] = metrics.to_dict()
     return summary
+
+
+def _check_group(group: int | None, branch_at: int, max_steps: int | None) -> None:
+    """GroupError for a group that cannot run: fewer than 1 branch, a negative branch point, or one at or
+    past the step limit (where every episode is already over)."""
+    if group is None:
+        if branch_at:
+            raise GroupError("--branch-at needs --group N (the branches to run from that step)")
+        return
+    if group < 1:
+        raise GroupError(f"--group must be at least 1 (branches per group), got {group}")
+    if branch_at < 0:
+        raise GroupError(f"--branch-at must be a step >= 0 (0: the pristine state), got {branch_at}")
+    if max_steps is not None and branch_at >= max_steps:
+        raise GroupError(
+            f"--branch-at {branch_at} is beyond the episode's end: episodes stop at --max-steps {max_steps}"
+        )
 
 
 def run_records(out: str | os.PathLike[str]) -> list[EpisodeRecord]:

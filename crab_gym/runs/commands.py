@@ -39,6 +39,7 @@ def export(run: str, to: str, out: str, dataset_id: str = "") -> str:
 def _cmd_collect(args: argparse.Namespace) -> int:
     from crab_gym.runs.collect import collect
     from crab_gym.runs.distributed import ray_options
+    from crab_gym.runs.group import GroupError
 
     formats = [f for f in args.format.split(",") if f]
     bad = [f for f in formats if f not in ("native", *EXPORTS)]
@@ -59,22 +60,28 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     if args.android_backend:
         env_kwargs["backends"] = {"android": args.android_backend}
     record = {"frames": args.frames, "downscale": args.downscale, "elements": args.elements}
-    summary = collect(
-        args.out,
-        env_id=args.env,
-        agent=args.agent,
-        tasks=args.tasks,
-        episodes_per_task=args.episodes_per_task,
-        num_envs=args.num_envs,
-        seed=args.seed,
-        env_kwargs=env_kwargs,
-        agent_options=agent_options,
-        record_options=record,
-        llm_marks=args.marks,
-        llm_ocr=args.ocr or None,
-        limit=args.limit,
-        ray=ray_options(args),
-    )
+    try:
+        summary = collect(
+            args.out,
+            env_id=args.env,
+            agent=args.agent,
+            tasks=args.tasks,
+            episodes_per_task=args.episodes_per_task,
+            num_envs=args.num_envs,
+            seed=args.seed,
+            env_kwargs=env_kwargs,
+            agent_options=agent_options,
+            record_options=record,
+            llm_marks=args.marks,
+            llm_ocr=args.ocr or None,
+            limit=args.limit,
+            ray=ray_options(args),
+            group=args.group,
+            branch_at=args.branch_at,
+        )
+    except GroupError as e:  # a group that cannot run as asked
+        print(f"crab-gym collect: {e}", file=sys.stderr)
+        return 2
     print(
         f"{summary['ran']} episodes recorded, {summary['skipped']} already complete, "
         f"{summary['steps_per_second']:.1f} steps/s, {summary['episodes_per_second']:.2f} episodes/s"
@@ -139,6 +146,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--max-steps", type=int, default=30)
     c.add_argument("--limit", type=int, default=0, help="only the first N tasks")
     c.add_argument("--seed", type=int, default=0, help="episode k of a task is reset with seed+k")
+    c.add_argument("--group", type=int, default=None, help="N branches per episode from one saved state")
+    c.add_argument("--branch-at", type=int, default=0, help="--group: at step K (0: pristine)")
     c.add_argument("--frames", default="zst", choices=["zst", "png"], help="how screens are stored")
     c.add_argument("--downscale", type=float, default=None, help="store device screens scaled by this")
     c.add_argument("--elements", action=argparse.BooleanOptionalAction, default=True, help="keep UI elements")

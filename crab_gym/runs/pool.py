@@ -11,7 +11,6 @@ import multiprocessing as mp
 import os
 import time
 import traceback
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -22,6 +21,7 @@ import gymnasium as gym
 import numpy as np
 
 from crab_gym.episode.format import safe_id
+from crab_gym.runs.group import GroupError
 
 __all__ = ["AGENTS", "Job", "Worker", "make_agent", "plan_jobs", "run_jobs"]
 
@@ -30,16 +30,29 @@ AGENTS = ("oracle", "random", "llm")
 
 @dataclass(frozen=True)
 class Job:
-    """One episode to record: its folder name, task and reset seed."""
+    """One episode to record: its folder name, task and reset seed; with ``group`` > 0, a group of that many
+    branches at step ``branch_at`` (:mod:`.group`), ``episode_id`` then being the group's id."""
 
     episode_id: str
     task_id: str
     seed: int
+    group: int = 0
+    branch_at: int = 0
+
+    @property
+    def episode_ids(self) -> list[str]:
+        """The folders this job records: its own, or its group's branches."""
+        if not self.group:
+            return [self.episode_id]
+        return [f"{self.episode_id}-b{b}" for b in range(self.group)]
 
 
-def plan_jobs(task_ids: Sequence[str], episodes_per_task: int, seed: int = 0) -> list[Job]:
-    """``episodes_per_task`` jobs per task, episode k of a task reset with seed ``seed + k``."""
-    return [Job(safe_id(f"{tid}-e{k}"), tid, seed + k) for k in range(episodes_per_task) for tid in task_ids]
+def plan_jobs(
+    task_ids: Sequence[str], episodes_per_task: int, seed: int = 0, group: int = 0, branch_at: int = 0
+) -> list[Job]:
+    """``episodes_per_task`` jobs per task, episode (or group) k of a task reset with seed ``seed + k``."""
+    return [Job(safe_id(f"{tid}-e{k}"), tid, seed + k, group, branch_at)
+            for k in range(episodes_per_task) for tid in task_ids]  # fmt: skip
 
 
 def make_agent(name: str, env: gym.Env, options: Mapping[str, Any]) -> Any:
@@ -67,7 +80,8 @@ def _wrap_llm(env: gym.Env, marks: bool, ocr: str | None) -> gym.Env:
 @dataclass(frozen=True)
 class Worker:
     """What a worker process holds: the env ``env_id`` with ``env_kwargs``, the LLM's interface (for
-    ``agent="llm"``), the recorder into ``out`` (unless ``record`` is False) and the agent."""
+    ``agent="llm"``), the recorder into ``out`` (unless ``record`` is False) and the agent; ``perturb``: the
+    keyword arguments of a Perturb wrapper next to the env (pop-ups and planted instructions), or None."""
 
     out: str
     agent: str = "oracle"
@@ -79,6 +93,7 @@ class Worker:
     record: bool = True
     env_id: str = "Crab-Android-v0"
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    perturb: Mapping[str, Any] | None = None
 
     def make(self) -> tuple[gym.Env, Any]:
         """(env, agent) of a worker, the recorder outermost."""
@@ -86,6 +101,10 @@ class Worker:
         from crab_gym.episode import RecordEpisodes
 
         env = gym.make(self.env_id, **dict(self.env_kwargs))
+        if self.perturb is not None:
+            from crab_gym.wrappers import Perturb
+
+            env = Perturb(env, **dict(self.perturb))
         if self.agent == "llm":
             env = _wrap_llm(env, self.llm_marks, self.llm_ocr)
         if self.record:
@@ -94,11 +113,20 @@ class Worker:
 
 
 def run_one(env: gym.Env, agent: Any, job: Job) -> dict[str, Any]:
-    """Run ``job`` (a random agent draws from a generator seeded by the job); its outcome as an event."""
+    """Run ``job`` (a random agent draws from a generator seeded by the job); its outcome as an event
+    (a group's: successes and completion ratios summed over its ``episodes``)."""
     from crab_gym.rollout import rollout
+    from crab_gym.runs.group import agent_seed, run_group
 
+    if job.group:
+        branches = run_group(env, agent, job.task_id, job.seed, job.episode_id, job.group, job.branch_at)
+        return {"task_id": job.task_id, "episode_id": job.episode_id, "episodes": len(branches),
+                "success": sum(b["success"] for b in branches),
+                "completion_ratio": sum(b["completion_ratio"] for b in branches),
+                "termination_reason": ",".join(b["termination_reason"] for b in branches),
+                "steps": sum(b["steps"] for b in branches)}  # fmt: skip
     if isinstance(getattr(agent, "rng", None), np.random.Generator):
-        agent.rng = np.random.default_rng([job.seed, zlib.crc32(job.task_id.encode())])
+        agent.rng = np.random.default_rng(agent_seed(job.seed, job.task_id))
     record = rollout(env, agent, task=job.task_id, seed=job.seed, episode_id=job.episode_id)
     return {"task_id": record.task_id, "success": record.success, "completion_ratio": record.completion_ratio,
             "termination_reason": record.termination_reason, "episode_id": job.episode_id,
@@ -124,6 +152,9 @@ def _serve(worker: Worker, conn: Connection, parent_end: Connection, parent: int
                 return
             try:
                 conn.send(("done", run_one(env, agent, job)))
+            except GroupError as e:  # the same again on a fresh worker: the whole collection stops
+                conn.send(("bad", str(e)))
+                return
             except Exception as e:  # noqa: BLE001 - the pool retries the episode on a fresh worker
                 conn.send(("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=3)))
                 return
@@ -171,7 +202,7 @@ def run_jobs(
     n = max(1, min(num_workers, len(jobs)))
     tries: dict[Job, int] = {}
     failed: list[tuple[Job, str]] = []
-    counts = {"steps": 0, "finished": 0, "ok": 0, "cr": 0.0}
+    counts = {"steps": 0, "finished": 0, "episodes": 0, "ok": 0, "cr": 0.0}
     columns = [TextColumn("[bold]collect"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.fields[rate]}")]  # fmt: skip
     t0 = time.perf_counter()
@@ -193,12 +224,15 @@ def run_jobs(
                         event = message[1]
                         counts["steps"] += event.pop("steps")
                         counts["finished"] += 1
+                        counts["episodes"] += event.pop("episodes", 1)
                         counts["ok"] += event["success"]
                         counts["cr"] += event["completion_ratio"]
                         if on_episode is not None:
                             on_episode(event)
                         _assign(slot, jobs)
                         continue
+                    if message[0] == "bad":
+                        raise GroupError(message[1])
                     if message[0] == "fatal":
                         raise RuntimeError(f"a collect worker could not make its env: {message[1]}")
                     job, error = slot.job, message[1]  # it raised or died: replace it, retry once
@@ -240,7 +274,7 @@ def _receive(slot: _Slot) -> tuple[Any, ...]:
 
 def _show(bar: Any, task: Any, counts: dict[str, float], t0: float) -> None:
     elapsed = time.perf_counter() - t0
-    done = counts["finished"]
-    rate = f"{done / elapsed:.2f} ep/s  {counts['steps'] / elapsed:.1f} steps/s"
-    rate += f"  SR {counts['ok'] / max(done, 1):.0%}  CR {counts['cr'] / max(done, 1):.0%}"
+    done, episodes = counts["finished"], max(counts["episodes"], 1)
+    rate = f"{counts['episodes'] / elapsed:.2f} ep/s  {counts['steps'] / elapsed:.1f} steps/s"
+    rate += f"  SR {counts['ok'] / episodes:.0%}  CR {counts['cr'] / episodes:.0%}"
     bar.update(task, completed=done, rate=rate)

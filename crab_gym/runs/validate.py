@@ -106,14 +106,18 @@ def _run_one(env: Any, core: Any, agent: Any, task: Task, res: Result) -> None:
 
 
 def _worker(
-    payload: tuple[list[dict[str, Any]], dict[str, str] | None],
+    payload: tuple[list[dict[str, Any]], dict[str, str] | None, Any],
 ) -> list[tuple[str, list[str], float]]:
     import crab_gym.tasks.templates  # noqa: F401 - registers the templates
     from crab_gym.core.tasks import task_from_json
 
-    objs, backends = payload
+    objs, backends, queue = payload
     tasks = [task_from_json(o) for o in objs]
-    return [(r.task_id, r.problems, r.seconds) for r in run_check(tasks, backends=backends)]
+
+    def report(r: Result) -> None:
+        queue.put((r.task_id, r.problems, r.seconds))
+
+    return [(r.task_id, r.problems, r.seconds) for r in run_check(tasks, backends=backends, on_result=report)]
 
 
 def run_check_parallel(
@@ -125,22 +129,34 @@ def run_check_parallel(
     """:func:`run_check` split over ``jobs`` processes, each with its own env (its own X session and phone).
 
     The run check mostly waits (for applications to start and settle, and the scripted agent's think
-    time), so it scales with processes well beyond the CPU count. Results come back in the tasks' order.
+    time), so it scales with processes well beyond the CPU count. ``on_result`` hears of each task as it
+    finishes (a long run shows its progress); results come back in the tasks' order.
     """
     import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import queue as queues
+    from concurrent.futures import ProcessPoolExecutor
 
     if jobs <= 1 or len(tasks) <= 1:
         return run_check(tasks, backends=backends, on_result=on_result)
     # interleave, so every worker gets a mix of slow (desktop) and fast (phone) tasks
     chunks = [[t.to_json() for t in tasks[i::jobs]] for i in range(min(jobs, len(tasks)))]
     by_id: dict[str, Result] = {}
-    with ProcessPoolExecutor(len(chunks), mp_context=mp.get_context("spawn")) as pool:
-        futures = [pool.submit(_worker, (chunk, backends)) for chunk in chunks]
-        for f in as_completed(futures):
+    ctx = mp.get_context("spawn")
+    with ctx.Manager() as manager, ProcessPoolExecutor(len(chunks), mp_context=ctx) as pool:
+        done = manager.Queue()
+        futures = [pool.submit(_worker, (chunk, backends, done)) for chunk in chunks]
+        while len(by_id) < len(tasks) and not all(f.done() for f in futures):
+            try:
+                task_id, problems, seconds = done.get(timeout=1.0)
+            except queues.Empty:
+                continue
+            by_id[task_id] = Result(task_id, problems, seconds)
+            if on_result is not None:
+                on_result(by_id[task_id])
+        for f in futures:  # raises a worker's error; fills in what the queue had not yet told
             for task_id, problems, seconds in f.result():
-                r = Result(task_id, problems, seconds)
-                by_id[task_id] = r
-                if on_result is not None:
-                    on_result(r)
+                if task_id not in by_id:
+                    by_id[task_id] = Result(task_id, problems, seconds)
+                    if on_result is not None:
+                        on_result(by_id[task_id])
     return [by_id[t.id] for t in tasks]

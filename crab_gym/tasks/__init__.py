@@ -24,7 +24,8 @@ __all__ = [
 
 
 def load_tasks(name: str = "v0") -> list[Task]:
-    """Tasks by set name ("v0": the JSON benchmark plus the handmade tasks; "ask-user", "events",
+    """Tasks by set name ("v0": the JSON benchmark plus the handmade tasks; "v1", "v1:train", "v1:test":
+    the large set and its split by template (tasks/v1.py); "ask-user", "events",
     "interactive": tasks that need the user or react to events; "all": v0 and those; "generated": 100 tasks
     from seed 0), from a JSON file path, or from CRAB's ``crab-benchmark-v0/dataset`` folder (whole, or
     ``"crab-v0:PATH"``: only its files that load today, see ``crab-gym tasks import-crab``)."""
@@ -33,6 +34,10 @@ def load_tasks(name: str = "v0") -> list[Task]:
 
     if name == "v0":
         return tasks_from_file(DATA / "v0.json") + handmade_tasks()
+    if name.split(":")[0] == "v1":
+        from crab_gym.tasks.v1 import load_v1
+
+        return load_v1(name)
     if name == "all":
         return tasks_from_file(DATA / "v0.json") + handmade_tasks() + interactive_tasks()
     if name in INTERACTIVE_SETS:  # tasks that need ask_user or react to device events (tasks/interactive.py)
@@ -57,9 +62,9 @@ def load_tasks(name: str = "v0") -> list[Task]:
             )
         return load_crab(path)
     raise ValueError(
-        f"unknown task set {name!r}: use 'v0', 'all', 'ask-user', 'events', 'interactive', 'generated', "
-        "'rl-phone', 'crab-v0:PATH', a path to a "
-        ".json task file or CRAB's crab-benchmark-v0/dataset folder"
+        f"unknown task set {name!r}: use 'v0', 'v1', 'v1:train', 'v1:test', 'all', 'ask-user', 'events', "
+        "'interactive', 'generated', 'rl-phone', 'crab-v0:PATH', a path to a .json task file or CRAB's "
+        "crab-benchmark-v0/dataset folder"
     )
 
 

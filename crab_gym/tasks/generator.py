@@ -11,6 +11,7 @@ from collections.abc import Callable, Collection, Sequence
 from functools import cache
 
 from crab_gym.core.tasks import TEMPLATES, SubTaskTemplate, Task
+from crab_gym.web.content.encyclopedia import COUNTRIES
 from crab_gym.web.content.places import Maps
 
 NOUNS = (
@@ -42,6 +43,13 @@ def _maps() -> Maps:
     return Maps(0)
 
 
+@cache
+def _doc_pages() -> tuple[str, ...]:
+    from crab_gym.web.content.apidocs import PAGES
+
+    return tuple(p.name for p in PAGES)
+
+
 def _word(r: random.Random) -> str:
     return r.choice(NOUNS).capitalize()
 
@@ -53,6 +61,20 @@ def _filename(r: random.Random, ext: str = "txt") -> str:
 def _text(r: random.Random) -> str:
     return f"The {r.choice(ADJECTIVES)} {r.choice(NOUNS)} {r.choice(VERBS)} on day {r.randint(2, 28)}"
 
+
+# The encyclopedia's countries whose capital is also a city of the time zone database (the world clock's).
+_NOT_ZONES = (
+    "New Delhi",
+    "Bern",
+    "Washington, D.C.",
+    "Ottawa",
+    "Brasilia",
+    "Wellington",
+    "Suva",
+    "Abuja",
+    "Beijing",
+)
+WIKI_COUNTRIES = tuple(c[0] for c in COUNTRIES if c[1] not in _NOT_ZONES)
 
 SAMPLERS: dict[str, Sampler] = {
     "word": _word,
@@ -79,7 +101,13 @@ SAMPLERS: dict[str, Sampler] = {
     "cursor_size": lambda r: r.choice((32, 40, 48, 64)),
     "maps_place": lambda r: r.choice(_maps().places).name,  # a place of the offline web's maps
     "postal_code": lambda r: r.choice(r.choice(_maps().cities).postal_codes),
+    "web_host": lambda r: r.choice(
+        ("github.com", "en.wikipedia.org", "pytorch.org", "arxiv.org")
+    ),  # offline web
     "maps_country": lambda r: r.choice(sorted({c.country for c in _maps().cities})),
+    "docs_function": lambda r: r.choice(_doc_pages()),  # a function the offline web's API docs document
+    "wiki_country": lambda r: r.choice(WIKI_COUNTRIES),  # a country of the offline encyclopedia
+    "recent_app": lambda r: r.choice(("Keep Notes", "Settings")),
 }
 
 
@@ -88,7 +116,7 @@ def _path_with(ext: str) -> Sampler:
 
 
 # "path.odt" and friends: a path whose file has that extension.
-for _ext in ("odt", "ods", "odp", "txt", "md", "csv", "sh", "tar.gz"):
+for _ext in ("odt", "ods", "odp", "txt", "md", "csv", "sh", "tar.gz", "png", "pdf"):
     SAMPLERS[f"path.{_ext}"] = _path_with(_ext)
 
 
@@ -109,22 +137,25 @@ def sample_attributes(template: SubTaskTemplate, rng: random.Random, tries: int 
 
 
 def templates_for(
-    platforms: Sequence[str] | None = None, only: Collection[str] | None = None
+    platforms: Sequence[str] | None = None, only: Collection[str] | None = None, in_set: str = "generated"
 ) -> list[SubTaskTemplate]:
-    """The registered templates on ``platforms`` (default: every device), by id; ``only`` those ids."""
+    """The registered templates of task set ``in_set`` (their ``sets`` name it) on ``platforms`` (default:
+    every device), by id; ``only`` those ids."""
     import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
-    from crab_gym.tasks.templates.android import UNSAMPLED as PHONE_UNSAMPLED
-    from crab_gym.tasks.templates.desktop import UNSAMPLED
 
     allowed = set(DEVICES if platforms is None else platforms)
     return [
         t
         for _, t in sorted(TEMPLATES.items())
-        if t.platforms
-        and set(t.platforms) <= allowed
-        and t.id not in UNSAMPLED | PHONE_UNSAMPLED
-        and (only is None or t.id in only)
+        if t.platforms and set(t.platforms) <= allowed and in_set in t.sets and (only is None or t.id in only)
     ]
+
+
+def set_templates(name: str) -> tuple[SubTaskTemplate, ...]:
+    """The registered templates of task set ``name``, in registration order."""
+    import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
+
+    return tuple(t for t in TEMPLATES.values() if name in t.sets)
 
 
 def generate_tasks(
@@ -184,30 +215,9 @@ def instances_per_template(
 
 
 V0_SEED = 2026
-# The templates the stored v0 (data/v0.json) is built from. v0 is fixed: a template added later joins it only
-# when v0 is rebuilt on purpose (its id added here, the file regenerated); until then build_v0 leaves it out.
-V0_TEMPLATES = frozenset(
-    {
-        *(
-            "calc_sum_column",
-            "calendar_add_event",
-            "camera_take_photo",
-            "clock_set_alarm",
-            "clock_start_timer",
-        ),
-        *("clock_turn_off_alarm", "contacts_add", "cross_contact_number_to_file", "cross_file_to_phone_note"),
-        *("cross_file_to_sms", "cross_sms_code_to_file", "files_delete", "files_move", "files_rename"),
-        *("impress_create_slides", "mail_send", "notes_create", "notes_delete", "notes_edit", "phone_call"),
-        *("phone_call_back", "settings_airplane_mode", "settings_animations_off", "settings_bluetooth_on"),
-        *("settings_clock_format", "settings_color_scheme", "settings_cursor_size", "settings_dark_theme"),
-        *("settings_font", "settings_text_scaling", "settings_wifi_off", "sms_reply", "sms_send"),
-        *("sms_send_to_contact", "tasks_add", "tasks_complete", "tasks_delete", "terminal_archive"),
-        *("terminal_copy_file", "terminal_count_lines", "terminal_create_folder", "terminal_delete_file"),
-        *("terminal_grep_lines", "terminal_make_executable", "terminal_replace_word", "terminal_sort_lines"),
-        *("text_editor_append_line", "text_editor_copy_text", "text_editor_write_file", "vim_write_file"),
-        "writer_create_document",
-    }
-)
+# v0 is fixed: it is built from the templates whose ``sets`` name "v0" (crab_gym.core.tasks.V0_SETS, 51 of
+# them); a template added later joins it only when v0 is rebuilt on purpose (V0_SETS given, the file
+# regenerated).
 # Composed tasks of v0, appended after the single-template ones: (group, platforms the composition must
 # touch, platforms its templates may use, number of sub-tasks, the node range of each task in the group).
 _ANY = (1, 11)
@@ -232,7 +242,7 @@ def composed_v0(seed: int = V0_SEED) -> list[Task]:
 
     tasks = []
     for group, required, platforms, length, ranges in V0_COMPOSED:
-        pool = templates_for(platforms, V0_TEMPLATES)
+        pool = templates_for(platforms, in_set="v0")
         seen: set[tuple[str, ...]] = set()
         for k, (lo, hi) in enumerate(ranges):
             rng = random.Random(f"{seed}:composed:{group}:{k}")
@@ -258,6 +268,7 @@ def composed_v0(seed: int = V0_SEED) -> list[Task]:
 def build_v0(platforms: Sequence[str] | None = None) -> list[Task]:
     """The fixed benchmark v0, as stored in crab_gym/tasks/data/v0.json (rebuilt only on purpose):
     three instances of every template, then the composed tasks of :data:`V0_COMPOSED`."""
-    singles = instances_per_template(V0_SEED, per_template=3, platforms=platforms, only=V0_TEMPLATES)
+    v0 = templates_for(platforms, in_set="v0")
+    singles = instances_per_template(V0_SEED, per_template=3, templates=v0)
     composed = [t for t in composed_v0() if platforms is None or set(t.platforms) <= set(platforms)]
     return singles + composed

@@ -1,13 +1,13 @@
 """The interactive task sets: tasks that need the user (``"ask-user"``) or react to device events
 (``"events"``); ``"interactive"`` is both. Three instances of each template, ids ``<template>-<k>``, each
 template drawing from its own seeded stream (as v0's single tasks do), so adding one leaves the rest as they
-are. Their templates are never drawn by the generator, so v0 and ``generate_tasks`` do not change.
+are. Their templates' ``sets`` name "ask-user" or "events" (never "v0" or "generated").
 """
 
 from __future__ import annotations
 
 from crab_gym.core.tasks import SubTaskTemplate, Task
-from crab_gym.tasks.generator import instances_per_template
+from crab_gym.tasks.generator import instances_per_template, set_templates
 
 __all__ = ["INTERACTIVE_SETS", "interactive_tasks"]
 
@@ -16,11 +16,9 @@ PER_TEMPLATE = 3
 
 
 def _templates(name: str) -> tuple[SubTaskTemplate, ...]:
-    from crab_gym.tasks.templates.ask import ASK_TEMPLATES
-    from crab_gym.tasks.templates.events import EVENT_TEMPLATES
-
-    return {"ask-user": ASK_TEMPLATES, "events": EVENT_TEMPLATES,
-            "interactive": ASK_TEMPLATES + EVENT_TEMPLATES}[name]  # fmt: skip
+    if name == "interactive":
+        return set_templates("ask-user") + set_templates("events")
+    return set_templates(name)
 
 
 INTERACTIVE_SETS = ("ask-user", "events", "interactive")

@@ -132,17 +132,25 @@ def test_oracle_solves_the_desktop_and_cross_device_ask_tasks() -> None:
     assert len(results) >= 12 and all(r.ok for r in results), [r.problems for r in results if not r.ok]
 
 
-def test_androidworld_dialect_asks_as_mobileworld_does() -> None:
+ASK = {  # "Who is my boss?" in each dialect that can ask (MobileWorld's JSON, UI-TARS' call_user)
+    "androidworld": ('{"action_type": "ask_user", "text": "Who is my boss?"}', "ask_user"),
+    "uitars": ("Thought: Who is my boss?\nAction: call_user()", "call_user"),
+}
+
+
+@pytest.mark.parametrize("dialect", sorted(ASK))
+def test_dialects_ask_as_mobileworld_does(dialect: str) -> None:
     from crab_gym.wrappers import ActionDialect
 
-    env = ActionDialect(gym.make("Crab-Android-v0", tasks=["ask_sms_boss-0"], max_steps=30), "androidworld")
-    plain = ActionDialect(gym.make("Crab-Android-v0", tasks=["sms_send-0"]), "androidworld")
+    question, spelled = ASK[dialect]
+    env = ActionDialect(gym.make("Crab-Android-v0", tasks=["ask_sms_boss-0"], max_steps=30), dialect)
+    plain = ActionDialect(gym.make("Crab-Android-v0", tasks=["sms_send-0"]), dialect)
     try:
         env.unwrapped.subenvs["root"].time_scale = 0.0
         env.reset(seed=0)
         boss = env.unwrapped.task.subtasks[0].attributes["boss"]
-        _, _, _, _, info = env.step('{"action_type": "ask_user", "text": "Who is my boss?"}')
-        assert info["output"] == f"My boss is {boss}." and "ask_user" in env.tool_spec()["prompt"]
+        _, _, _, _, info = env.step(question)
+        assert info["output"] == f"My boss is {boss}." and spelled in env.tool_spec()["prompt"]
         for device, name, params in [
             (s.env, s.action, dict(s.params)) for s in env.unwrapped.task.solution()
         ]:
@@ -151,7 +159,7 @@ def test_androidworld_dialect_asks_as_mobileworld_does() -> None:
                 assert "invalid_action" not in info, (text, info["invalid_action"])
         assert terminated and info["termination_reason"] == "success"
         plain.reset(seed=0)
-        _, _, _, _, info = plain.step('{"action_type": "ask_user", "text": "Who?"}')
+        _, _, _, _, info = plain.step(question)
         assert "ask_user" in info["invalid_action"]  # an env whose tasks need no user has no ask_user
     finally:
         env.close()

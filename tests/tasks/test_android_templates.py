@@ -16,6 +16,7 @@ from crab_gym.envs.android import AndroidEnv
 from crab_gym.envs.android.actions import ACTIONS
 from crab_gym.tasks.generator import generate_tasks, sample_attributes
 from crab_gym.tasks.templates.android import ANDROID_TEMPLATES, CRAB_PHONE
+from crab_gym.tasks.templates.android.web import WEB_TEMPLATES, countries
 
 # Fixed attributes per template, with characters that need care (quotes, '&', non-ASCII, '%').
 ATTRS: dict[str, dict] = {
@@ -58,8 +59,14 @@ ATTRS: dict[str, dict] = {
     "maps_find_address": {"place": "Eiffel Tower"},
     "maps_postal_city": {"code": "90460", "country": "Germany"},
     "maps_route_distance": {"origin": "Munich", "destination": "Zurich"},
+    "chrome_capital_note": {"country": "South Korea", "title": "Seoul trip 'maybe'"},
+    "chrome_currency_task": {"country": "Iceland"},
+    "chrome_search_capital_sms": {"country": "Ethiopia", "number": "555-321-7788"},
+    "worldclock_add_capital": {"country": "Argentina"},
+    "worldclock_remove_city": {"first": "Tokyo", "city": "Lima", "last": "Denver"},
+    "recents_clear_all": {"first": "Settings", "second": "Keep Notes"},
 }
-IDS = [t.id for t in ANDROID_TEMPLATES + CRAB_PHONE]
+IDS = [t.id for t in ANDROID_TEMPLATES + CRAB_PHONE + WEB_TEMPLATES]
 SPECS = {a.name: a for a in ACTIONS}
 
 
@@ -94,6 +101,13 @@ def test_template_is_well_formed(template_id: str) -> None:
     assert_single_device_task(make_task(template_id), "android", SPECS)
 
 
+def test_wiki_countries_are_those_the_world_clock_knows() -> None:
+    from crab_gym.tasks.generator import WIKI_COUNTRIES
+
+    assert sorted(WIKI_COUNTRIES) == sorted(countries())
+    assert make_task("chrome_capital_note").subtasks[0].output() == "Seoul"
+
+
 def test_some_templates_have_outputs_for_composition() -> None:
     typed = {t.id: t.output_type for t in ANDROID_TEMPLATES if t.output_type}
     assert typed.get("contacts_add") == "phone_number"
@@ -105,7 +119,7 @@ def test_generator_samples_android_templates() -> None:
     tasks = generate_tasks(seed=5, n=30, platforms=["android"])
     assert {t.platforms for t in tasks} == {("android",)}
     rng = random.Random(0)
-    for t in ANDROID_TEMPLATES + CRAB_PHONE:
+    for t in ANDROID_TEMPLATES + CRAB_PHONE + WEB_TEMPLATES:
         t.instantiate(**sample_attributes(t, rng))
 
 
@@ -139,7 +153,7 @@ def test_solutions_hold_for_other_seeds_and_sampled_attributes(seed: int) -> Non
     env = AndroidEnv("sim")
     rng = random.Random(seed)
     try:
-        for template in ANDROID_TEMPLATES + CRAB_PHONE:
+        for template in ANDROID_TEMPLATES + CRAB_PHONE + WEB_TEMPLATES:
             task = make_task(template.id, sample_attributes(template, rng))
             assert _solve(env, task, seed=seed) == (0.0, 1.0), template.id
     finally:

@@ -18,6 +18,7 @@ from template_checks import assert_single_device_task
 from crab_gym.core.tasks import Task, get_template
 from crab_gym.envs.base import DeviceError
 from crab_gym.tasks.templates.desktop import DESKTOP_TEMPLATES
+from crab_gym.tasks.templates.desktop.browser import BROWSER_TEMPLATES
 
 # Fixed attributes per template (with characters that need care: spaces, quotes, non-ASCII, '<').
 ATTRS: dict[str, dict] = {
@@ -71,9 +72,11 @@ ATTRS: dict[str, dict] = {
     "settings_animations_off": {},
     "settings_clock_format": {},
     "terminal_delete_file": {"path": "~/Downloads/old report.txt"},
+    "chromium_capital_to_file": {"country": "Colombia", "path": "~/Documents/capital city.txt"},
+    "chromium_currency_to_file": {"country": "United Kingdom", "path": "~/Desktop/currency.txt"},
 }
 
-IDS = [t.id for t in DESKTOP_TEMPLATES]
+IDS = [t.id for t in DESKTOP_TEMPLATES + BROWSER_TEMPLATES]
 # Seconds without screen change after each step (dialogs open ~0.1-0.2 s after their key), and after
 # search_application (LibreOffice drops keys typed during its first second); overridable to probe the margins.
 STEP_QUIET = float(os.environ.get("CRAB_TEST_STEP_QUIET", "0.25"))

@@ -189,7 +189,7 @@ MALFORMED = {
     ],
     "uitars": [
         ("Action: click(start_box='(5)')", "start_box is '(x,y)'"),
-        ("Action: call_user()", "call_user() is not supported"),
+        ("Action: call_user()", "put the question in the Thought"),
         ("Action: click(start_box=__import__('os'))", "a call refused"),
         ("Action: os.system('ls')", "call of 'os.system' refused"),
         ("Action: scroll(start_box='(1,1)', direction='diagonal')", "direction is up, down"),

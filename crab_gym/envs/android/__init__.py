@@ -29,6 +29,7 @@ from crab_gym.envs.android.sim.phone import Activity
 from crab_gym.envs.android.sim.storage.fs import Snapshot
 from crab_gym.envs.android.sim.system.logcat import Entry
 from crab_gym.envs.android.sim.system.notifications import Notification
+from crab_gym.envs.android.sim.system.overlays import Overlay
 from crab_gym.envs.android.sim.system.snapshot import LogState, PhoneState
 from crab_gym.envs.android.state import AndroidState
 from crab_gym.envs.backend_spec import FORMS, BackendSpec, parse_backend
@@ -36,7 +37,7 @@ from crab_gym.envs.base import ActionResult, DeviceError, SubEnv, UIElement, cli
 from crab_gym.envs.state import StateError, StateUnsupported, state_class
 
 BACKENDS = FORMS["android"]
-for _cls in (PhoneState, LogState, Activity, Snapshot, Entry, Notification):
+for _cls in (PhoneState, LogState, Activity, Snapshot, Entry, Notification, Overlay):
     state_class(_cls)  # what a phone's state is made of may be read back from a state file
 
 

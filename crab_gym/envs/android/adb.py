@@ -12,8 +12,9 @@ ADBKeyboard for that. Newlines are sent by the caller as KEYCODE_ENTER between l
 
 Reset: on our own simulated phone served in this process (backend ``adb-sim``) the server's phone is reset
 directly; on our phone served elsewhere, its shell's ``crab-reset [seed]`` (when the simulator has it). On any
-other device the backend goes home and force-stops the task apps; restoring databases and
-files needs an emulator snapshot (``adb emu avd snapshot load <name>``), which is the user's to set up.
+emulator serial (``emulator-NNNN``) whose console lists the snapshot ``CRAB_GYM_EMU_SNAPSHOT`` (default
+``crab-gym``, saved by the user), its console loads it (:mod:`.emuconsole`, as ``adb emu avd snapshot load``).
+On any other device the backend goes home and force-stops the task apps; their data stays.
 
 Recovery: a reset first brings a device that dropped off adb back (:meth:`AdbDevice.reconnect`): a dead adb
 server is started again, our own served phone is served again, a network serial is ``adb connect``-ed again,
@@ -35,6 +36,7 @@ import numpy as np
 from PIL import Image
 
 from crab_gym.envs.android.device import LONG_PRESS_MS, Device, quote, wait_stable
+from crab_gym.envs.android.emuconsole import load_snapshot
 from crab_gym.envs.base import DeviceError, DeviceGone
 
 DEFAULT_SERVER_PORT = 5037
@@ -324,6 +326,8 @@ class AdbDevice(Device):
             if code == 0:
                 return
             # 127: a phone without the command (not yet in the simulator): apps are closed, state stays
+        if load_snapshot(self.serial, os.environ.get("CRAB_GYM_EMU_SNAPSHOT", "crab-gym")):
+            return  # an emulator: its console restored the snapshot
         self.keyevent(3)
         self.shell(" ; ".join(f"am force-stop {p}" for p in TASK_PACKAGES))
         self.keyevent(3)

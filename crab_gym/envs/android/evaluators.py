@@ -9,6 +9,7 @@ case and surrounding whitespace; phone numbers compare by their digits.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from xml.etree import ElementTree
 
 from crab_gym.core.evaluators import evaluator
@@ -21,6 +22,7 @@ NOTES_DB = "/data/data/com.google.android.keep/databases/keep.db"
 TASKS_DB = "/data/data/com.google.android.apps.tasks/databases/tasks.db"
 CAMERA_DIR = "/sdcard/DCIM/Camera"
 MAIL_DB = "/data/data/com.google.android.gm/databases/mail.db"
+LAUNCHER = "com.google.android.apps.nexuslauncher"  # the home app, which overview always lists
 CLOCK_PREFS = (
     "/data/data/com.google.android.deskclock/shared_prefs/com.google.android.deskclock_preferences.xml"
 )
@@ -115,6 +117,25 @@ def world_clock_has(state: AndroidState, city: str) -> bool:
         return False
     chosen = root.find("set[@name='selected_cities']")
     return chosen is not None and any(_same(e.text, city) for e in chosen.findall("string"))
+
+
+@evaluator(env=ENV)
+def world_clock_is(state: AndroidState, cities: list[str]) -> bool:
+    """the Clock's world clock lists exactly {cities}, in any order"""
+    try:
+        root = ElementTree.fromstring(state.read_text(CLOCK_PREFS) or "")
+    except ElementTree.ParseError:
+        return False
+    chosen = root.find("set[@name='selected_cities']")
+    shown = [] if chosen is None else [e.text or "" for e in chosen.findall("string")]
+    return sorted(c.casefold() for c in shown) == sorted(c.casefold() for c in cities)
+
+
+@evaluator(env=ENV)
+def no_recent_apps(state: AndroidState) -> bool:
+    """overview lists no app but the home screen"""
+    found = re.findall(r"Recent #\d+: .*? A=\d+:(\S+)", state.out("dumpsys activity recents"))
+    return not [p for p in found if p != LAUNCHER]
 
 
 @evaluator(env=ENV)
@@ -227,4 +248,6 @@ __all__ = [
     "text_on_screen",
     "timer_set",
     "world_clock_has",
+    "world_clock_is",
+    "no_recent_apps",
 ]

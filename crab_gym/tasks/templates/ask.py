@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import Step, SubTaskTemplate, get_template, register
+from crab_gym.core.tasks import ASK_SETS, Step, SubTaskTemplate, get_template, register
 from crab_gym.core.user import UserFact
 from crab_gym.envs.android import evaluators as phone
 from crab_gym.envs.desktop import evaluators as desk
@@ -40,6 +40,7 @@ BOSS = UserFact("boss", ("boss", "manager", "supervisor"), "My boss is {boss}.")
 
 ASK_SMS_BOSS = SubTaskTemplate(
     id="ask_sms_boss",
+    sets=ASK_SETS,
     description="Text my boss '{message}' with the Messages app. My boss is in the phone's contacts.",
     attributes={
         "boss": "name",
@@ -66,6 +67,7 @@ ASK_SMS_BOSS = SubTaskTemplate(
 
 ASK_CALL_RESTAURANT = SubTaskTemplate(
     id="ask_call_restaurant",
+    sets=ASK_SETS,
     description="Call the restaurant where I booked dinner tonight, with the Phone app's keypad.",
     attributes={"number": "phone_number"},
     evaluator=lambda number: [phone.call_made(number=number)],
@@ -81,6 +83,7 @@ ASK_CALL_RESTAURANT = SubTaskTemplate(
 
 ASK_ALARM_WAKE = SubTaskTemplate(
     id="ask_alarm_wake",
+    sets=ASK_SETS,
     description="In the Clock app, add an alarm, turned on, for the time I have to get up tomorrow.",
     attributes={"hour": "hour", "minute": "minute"},
     evaluator=lambda hour, minute: [phone.alarm_set(hour=hour, minute=minute)],
@@ -98,6 +101,7 @@ ASK_ALARM_WAKE = SubTaskTemplate(
 
 ASK_CALENDAR_DENTIST = SubTaskTemplate(
     id="ask_calendar_dentist",
+    sets=ASK_SETS,
     description=(
         "In the Calendar app, add my dentist appointment as an event titled '{title}' (the phone's time "
         "zone is UTC)."
@@ -116,6 +120,7 @@ ASK_CALENDAR_DENTIST = SubTaskTemplate(
 
 ASK_NOTE_DOOR_CODE = SubTaskTemplate(
     id="ask_note_door_code",
+    sets=ASK_SETS,
     description="In Keep Notes, create a note titled '{title}' holding the door code of my new flat.",
     attributes={"title": "word", "code": "number"},
     evaluator=lambda title, code: [phone.note_exists(title=title, body_contains=str(code))],
@@ -131,6 +136,7 @@ ASK_NOTE_DOOR_CODE = SubTaskTemplate(
 
 ASK_MAIL_COLLEAGUE = SubTaskTemplate(
     id="ask_mail_colleague",
+    sets=ASK_SETS,
     description=(
         "In the Gmail app, send my colleague an email with the subject '{subject}' and the text '{body}'."
     ),
@@ -148,6 +154,7 @@ ASK_MAIL_COLLEAGUE = SubTaskTemplate(
 
 ASK_CONTACT_NEIGHBOUR = SubTaskTemplate(
     id="ask_contact_neighbour",
+    sets=ASK_SETS,
     description="Save my new neighbour in the Contacts app, with their name and phone number.",
     attributes={"name": "name", "number": "phone_number"},
     evaluator=lambda name, number: [phone.contact_exists(name=name, number=number)],
@@ -167,6 +174,7 @@ ASK_CONTACT_NEIGHBOUR = SubTaskTemplate(
 
 ASK_FILE_FLIGHT = SubTaskTemplate(
     id="ask_file_flight",
+    sets=ASK_SETS,
     description="On the desktop, save my flight number as the only line of the file {path}.",
     attributes={"path": "path", "flight": "number"},
     evaluator=lambda path, flight: [desk.file_equals(path=path, text=f"LH{flight}")],
@@ -182,6 +190,7 @@ ASK_FILE_FLIGHT = SubTaskTemplate(
 
 ASK_FOLDER_PROJECT = SubTaskTemplate(
     id="ask_folder_project",
+    sets=ASK_SETS,
     description="On the desktop, create the folder for my new project inside ~/Documents.",
     attributes={"name": "foldername"},
     evaluator=lambda name: [desk.dir_exists(path=f"~/Documents/{name}")],
@@ -197,6 +206,7 @@ ASK_FOLDER_PROJECT = SubTaskTemplate(
 
 ASK_CURSOR_SIZE = SubTaskTemplate(
     id="ask_cursor_size",
+    sets=ASK_SETS,
     description=(
         "Set the desktop's mouse pointer to the size I like: the GNOME interface setting cursor-size "
         "(schema org.gnome.desktop.interface), for example with gsettings in a terminal."
@@ -222,6 +232,7 @@ def _meeting_setup(
 
 ASK_MEETING_TO_BOSS = SubTaskTemplate(
     id="ask_meeting_to_boss",
+    sets=ASK_SETS,
     description=(
         "The desktop file {path} says when the team meeting is. Text that time to my boss from the phone's "
         "Messages app; my boss is in the phone's contacts."

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import Step, SubTaskTemplate, get_template, register
+from crab_gym.core.tasks import V0_SETS, Step, SubTaskTemplate, get_template, register
 from crab_gym.envs.android import evaluators as phone
 from crab_gym.envs.desktop import evaluators as desk
 from crab_gym.tasks.templates.android.layout import HOME
@@ -34,6 +34,7 @@ def _contact_setup(envs: Mapping[str, Any], name: str, number: str, path: str) -
 CONTACT_TO_FILE = register(
     SubTaskTemplate(
         id="cross_contact_number_to_file",
+        sets=V0_SETS,
         description=(
             "Look up {name}'s phone number in the phone's Contacts app, then on the desktop save that "
             "number, exactly as the phone shows it, as the only line of the file {path}."
@@ -64,6 +65,7 @@ def _code_setup(envs: Mapping[str, Any], sender: str, code: int, path: str) -> N
 SMS_CODE_TO_FILE = register(
     SubTaskTemplate(
         id="cross_sms_code_to_file",
+        sets=V0_SETS,
         description=(
             "A text message with a verification code arrived on the phone from {sender}. Read it in the "
             "Messages app and write just the code as the only line of the file {path} on the desktop."
@@ -96,6 +98,7 @@ def _instructions_setup(envs: Mapping[str, Any], path: str, number: str, message
 FILE_TO_SMS = register(
     SubTaskTemplate(
         id="cross_file_to_sms",
+        sets=V0_SETS,
         description=(
             "The file {path}, open in the desktop's Text Editor, says whom to text and what. Send that text "
             "message from the phone's Messages app."
@@ -124,6 +127,7 @@ def _note_setup(envs: Mapping[str, Any], path: str, title: str, body: str) -> No
 FILE_TO_NOTE = register(
     SubTaskTemplate(
         id="cross_file_to_phone_note",
+        sets=V0_SETS,
         description=(
             "On the phone, create a note in Keep Notes titled {title} whose text is the sentence stored in "
             "the desktop file {path} (open it on the desktop to read it)."

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crab_gym.core.events import DeviceEvent
-from crab_gym.core.tasks import Step, SubTaskTemplate, get_template, register
+from crab_gym.core.tasks import EVENT_SETS, Step, SubTaskTemplate, get_template, register
 from crab_gym.envs.android import evaluators as phone
 from crab_gym.envs.desktop import evaluators as desk
 from crab_gym.envs.root import answer_equals
@@ -80,7 +80,7 @@ def arriving(base: str, new_id: str, description: str, at_step: int = 2, **extra
 
     fields = {"id": new_id, "description": description, "attributes": tpl.attributes, "setup": setup,
               "evaluator": tpl.evaluator, "events": events, "solution": solution, "platforms": tpl.platforms,
-              "apps": tpl.apps, "hidden": tpl.hidden}  # fmt: skip
+              "apps": tpl.apps, "hidden": tpl.hidden, "sets": EVENT_SETS}  # fmt: skip
     return SubTaskTemplate(**{**fields, **extra})
 
 
@@ -129,6 +129,7 @@ def _at(kind: str, at_step: int = 2, **params: str) -> DeviceEvent:
 WRITTEN = (
     SubTaskTemplate(
         id="event_notification_alarm",
+        sets=EVENT_SETS,
         description="A notification will tell when my taxi comes. Set a turned-on alarm in the Clock app for "
         "that time.",
         attributes={"hour": "hour", "minute": "minute"},
@@ -147,6 +148,7 @@ WRITTEN = (
     ),
     SubTaskTemplate(
         id="event_notification_locker_note",
+        sets=EVENT_SETS,
         description="The parcel locker will send its code in a notification. When it comes, create a note "
         "in Keep Notes titled '{title}' holding the code.",
         attributes={"title": "word", "code": "number"},
@@ -159,6 +161,7 @@ WRITTEN = (
     ),
     SubTaskTemplate(
         id="event_notification_to_mail",
+        sets=EVENT_SETS,
         description="A notification will say where to send the report. When it comes, send an email there "
         "from the Gmail app with the subject '{subject}' and the text '{body}'.",
         attributes={"to": "email", "subject": "word", "body": "text"},
@@ -175,6 +178,7 @@ WRITTEN = (
     ),
     SubTaskTemplate(
         id="event_email_to_calendar",
+        sets=EVENT_SETS,
         description="An email with the date and time of the kickoff meeting will arrive in Gmail. When it "
         "does, add the meeting to the Calendar app as an event titled '{title}' (the phone's time zone "
         "is UTC).",
@@ -197,6 +201,7 @@ WRITTEN = (
     ),
     SubTaskTemplate(
         id="event_email_to_task",
+        sets=EVENT_SETS,
         description="My manager is about to email me a to-do. When the email arrives in Gmail, add its "
         "text as an item in the Tasks app (in the app drawer).",
         attributes={"title": "text"},
@@ -209,6 +214,7 @@ WRITTEN = (
     ),
     SubTaskTemplate(
         id="event_reminder_to_sms",
+        sets=EVENT_SETS,
         description="A calendar reminder will pop up for my dentist appointment. When it does, text the "
         "appointment's start time (HH:MM) to {number} with the Messages app.",
         attributes={"number": "phone_number", "date": "date", "start": "clock_time"},
@@ -225,6 +231,7 @@ WRITTEN = (
     ),
     SubTaskTemplate(
         id="event_call_to_contact",
+        sets=EVENT_SETS,
         description="{name} is about to call from a new number, and the call will be missed. When it is, "
         "save that number in the Contacts app as a new contact named {name}.",
         attributes={"name": "name", "number": "phone_number"},
@@ -237,6 +244,7 @@ WRITTEN = (
     ),
     SubTaskTemplate(
         id="event_sms_code_answer",
+        sets=EVENT_SETS,
         description="A one-time code will arrive by text message. When it does, submit the code as the "
         "answer.",
         attributes={"code": "number"},
@@ -249,6 +257,7 @@ WRITTEN = (
     ),
     SubTaskTemplate(
         id="event_email_code_to_file",
+        sets=EVENT_SETS,
         description="A confirmation code will arrive by email on the phone. When it does, write just the "
         "code as the only line of the file {path} on the desktop.",
         attributes={"code": "number", "path": "path"},
@@ -268,6 +277,7 @@ WRITTEN = (
     ),
     SubTaskTemplate(
         id="event_reminder_to_file",
+        sets=EVENT_SETS,
         description="A calendar reminder for the team lunch will pop up on the phone. When it does, write "
         "its start time (HH:MM) as the only line of the file {path} on the desktop.",
         attributes={"path": "path", "date": "date", "start": "clock_time"},
@@ -282,6 +292,7 @@ WRITTEN = (
     ),
     SubTaskTemplate(
         id="event_desktop_file_to_sms",
+        sets=EVENT_SETS,
         description="A file {path} with a message for {number} is about to be saved on the desktop. When it "
         "appears, text that message to {number} from the phone's Messages app.",
         attributes={"path": "path", "number": "phone_number", "message": "text"},
@@ -298,6 +309,7 @@ WRITTEN = (
     ),
     SubTaskTemplate(
         id="event_phone_download_to_note",
+        sets=EVENT_SETS,
         description="A file is being downloaded on the phone; a notification says when it is done. Then "
         "create a note in Keep Notes titled '{title}' whose text is the downloaded file's name.",
         attributes={"name": "filename", "title": "word"},

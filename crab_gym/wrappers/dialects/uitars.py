@@ -8,7 +8,8 @@ trailing ``\\n`` presses Enter), scroll(start_box, direction), wait() (5 s), fin
 content, if any, is the answer). Mobile: long_press, open_app(app_name=...), press_home(), press_back();
 ``open_app`` opens a desktop app through the launcher too. Several actions may follow ``Action:``, one per
 line. On a multi-device env each call names its device with a ``device='android'`` argument. The text is
-parsed with :mod:`ast`, never run. Refused: call_user() (no user to call), anything else.
+parsed with :mod:`ast`, never run. ``call_user()`` asks the task's simulated user (our ``ask_user``): the
+question is its ``content=``, else the step's ``Thought:``. Refused: anything else.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ open_app(app_name='')
 press_home()
 press_back()
 wait()  # 5 seconds pass, then a new screenshot
-finished(content='')  # the task is done; content, if any, is the answer (escape quotes and newlines)"""
+finished(content='')  # the task is done; content, if any, is the answer (escape quotes and newlines)
+call_user(content='')  # ask the user a question (when the task has a user who knows)"""
 
 
 class UITars(Dialect):
@@ -45,15 +47,15 @@ class UITars(Dialect):
     opens_apps = True
 
     def parse(self, action: Any, ctx: Context) -> list[Act]:
-        text = code_of(action)
+        text, thought = code_of(action), ""
         if "Action:" in text:
-            text = text.rsplit("Action:", 1)[1]
+            thought, text = text.rsplit("Action:", 1)
         calls = parse_calls(text, ACTIONS)
         if not calls:
             raise InvalidAction(f"no action after 'Action:'; actions: {', '.join(ACTIONS)}")
-        return [self._one(c, ctx) for c in calls]
+        return [self._one(c, ctx, _thought(thought)) for c in calls]
 
-    def _one(self, c: Call, ctx: Context) -> Act:
+    def _one(self, c: Call, ctx: Context, thought: str = "") -> Act:
         kw = dict(c.kwargs)
         if c.args:
             raise InvalidAction(f"{c.name}: arguments are named, e.g. start_box='(x,y)'")
@@ -66,8 +68,11 @@ class UITars(Dialect):
         if c.name == "finished":
             content = str(kw.get("content", "")).strip()
             return Act("answer", text=content[:256]) if content else Act("complete")
-        if c.name == "call_user":
-            return Act("unsupported", text="call_user() is not supported: there is no user to call")
+        if c.name == "call_user":  # UI-TARS hands over to the user; here the task's simulated user answers
+            question = str(kw.get("content", "")).strip() or thought
+            if not question:
+                raise InvalidAction("call_user(): put the question in the Thought or in content='...'")
+            return Act("ask", text=question[:512])
         device = ctx.device(named, f"name one with {self.naming}")
         if c.name in ("press_home", "press_back"):
             return Act(c.name[6:], device)
@@ -118,6 +123,8 @@ class UITars(Dialect):
             call = "finished()"
         elif k == "answer":
             call = f"finished(content={act.text!r})"
+        elif k == "ask":
+            call = f"call_user(content={act.text!r})"
         elif k in ("home", "back"):
             call = f"press_{k}({dev[2:]})"
         elif k == "type":
@@ -155,3 +162,10 @@ def _str(kw: dict[str, Any], key: str, what: str) -> str:
     if not isinstance(value, str):
         raise InvalidAction(f"{what}: {key}= is required, as a string")
     return value
+
+
+def _thought(text: str) -> str:
+    """The step's ``Thought:`` text (what UI-TARS says before its action), or ''."""
+    if "Thought:" in text:
+        text = text.split("Thought:", 1)[1]
+    return " ".join(text.split())

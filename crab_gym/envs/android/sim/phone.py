@@ -30,6 +30,7 @@ from .system import (  # noqa: F401  (their commands register on import)
     dumpsys,  # noqa: F401
     ime,  # noqa: F401
     logcat,  # noqa: F401
+    overlays,
     pm,  # noqa: F401
     power,
     procfs,
@@ -134,6 +135,7 @@ class Phone:
             alarms.rewind(self)
             self.awake, self.locked = True, False  # the power key and the keyguard (system/power.py)
             self.power_menu = False
+            self.overlays: list = []  # system windows over the app (system/overlays.py)
             self.clipboard = ""  # the primary clip's text (system/clipboard.py)
             self.invalidate()
 
@@ -372,6 +374,8 @@ class Phone:
                 self.invalidate()
                 return
             v = self._hit(x, y, lambda v: v.clickable)
+            if overlays.dialog_up(self) and (v is None or v.package not in overlays.PACKAGES.values()):
+                return  # a system dialog is modal: the app under its scrim gets no touch
             if v is not None and v.on_click is not None:
                 self._guarded(v.on_click)
                 self.invalidate()
@@ -393,7 +397,11 @@ class Phone:
                     self.tap(x1, y1)
                 return
             act = self.current
-            if power.swipe(self, x1, y1, x2, y2) or systemui.swipe(self, x1, y1, x2, y2):
+            if (
+                power.swipe(self, x1, y1, x2, y2)
+                or overlays.swipe(self, x1, y1, x2, y2)
+                or systemui.swipe(self, x1, y1, x2, y2)
+            ):
                 self.invalidate()
                 return
             v = self._hit(x1, y1, lambda v: v.scrollable)
@@ -410,7 +418,7 @@ class Phone:
         with self.lock:
             act = self.current
             key = act.state.get("focus")
-            if key is None or not self.awake or self.locked:
+            if key is None or not self.awake or self.locked or overlays.dialog_up(self):
                 return
             fields = act.state.setdefault("fields", {})
             fields[key] = fields.get(key, "") + s
@@ -423,7 +431,7 @@ class Phone:
                 code = int(name) if name.isdigit() else KEYCODES.get(name, -1)
                 if code == -1:
                     raise ValueError(f"unknown keycode {name!r}; e.g. {', '.join(list(KEYCODES)[:8])}")
-            if power.key(self, code):  # the power keys, and any key while asleep or locked
+            if power.key(self, code) or overlays.key(self, code):  # power keys; BACK under a dialog
                 return
             act = self.current
             key = act.state.get("focus")

@@ -22,6 +22,8 @@ APPS: dict[str, tuple[str, ...]] = {
         "chromium", "--no-first-run", "--no-default-browser-check", "--password-store=basic",
         "--force-renderer-accessibility", "--disable-background-networking",
     ),
+    # A system prompt (envs/desktop/prompt_app.py, its source and a JSON spec as arguments): Debian's GTK.
+    "prompt": ("python3", "-I", "-c"),
     # No window: xclip owns the clipboard with a file's text, serving it until another program copies.
     "clipboard": ("xclip", "-selection", "clipboard", "-i"),
 }  # fmt: skip

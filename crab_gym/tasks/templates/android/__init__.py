@@ -17,7 +17,7 @@ shared storage, "Download/a.txt") and ``city`` (a world clock city).
 from __future__ import annotations
 
 from crab_gym.core.tasks import SubTaskTemplate, register
-from crab_gym.tasks.templates.android import communication, online, organizer, system
+from crab_gym.tasks.templates.android import chrome, communication, online, organizer, system, web
 
 ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     communication.CONTACTS_ADD,
@@ -48,8 +48,7 @@ ANDROID_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     online.MAPS_POSTAL_CITY,
     online.MAPS_ROUTE_DISTANCE,
 )
-# CRAB v0's phone sub-tasks (crab_gym/tasks/crab_v0.py): registered, but the generator does not sample them,
-# so the fixed v0 set (crab_gym/tasks/data/v0.json) stays as it was built.
+# CRAB v0's phone sub-tasks (crab_gym/tasks/crab_v0.py): in v1 but not drawn by the generator (their sets).
 CRAB_PHONE: tuple[SubTaskTemplate, ...] = (
     organizer.NOTES_CREATE_UNTITLED,
     organizer.CALENDAR_ADD_ALL_DAY,
@@ -60,8 +59,11 @@ CRAB_PHONE: tuple[SubTaskTemplate, ...] = (
     system.FILES_FIND_DATE,
     organizer.CLOCK_ADD_CITY,
 )
-for _template in ANDROID_TEMPLATES + CRAB_PHONE:
+# For v1, not v0: Chrome on the offline web (searches, sites: `chrome`); facts read in Chrome written into
+# other apps, the world clock and recents (`web`).
+CHROME_TEMPLATES: tuple[SubTaskTemplate, ...] = (chrome.CHROME_SEARCH, chrome.CHROME_OPEN_SITE)
+WEB_TEMPLATES: tuple[SubTaskTemplate, ...] = web.WEB_TEMPLATES
+for _template in ANDROID_TEMPLATES + CRAB_PHONE + CHROME_TEMPLATES + WEB_TEMPLATES:
     register(_template)
-UNSAMPLED = frozenset(t.id for t in CRAB_PHONE)
 
-__all__ = ["ANDROID_TEMPLATES", "CRAB_PHONE", "UNSAMPLED"]
+__all__ = ["ANDROID_TEMPLATES", "CHROME_TEMPLATES", "CRAB_PHONE", "WEB_TEMPLATES"]

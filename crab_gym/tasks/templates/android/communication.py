@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import Step, SubTaskTemplate
+from crab_gym.core.tasks import V0_SETS, V1_SETS, Step, SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.tasks.templates.android.layout import (
     ACTION,
@@ -25,6 +25,7 @@ from crab_gym.tasks.templates.android.layout import (
 
 CONTACTS_ADD = SubTaskTemplate(
     id="contacts_add",
+    sets=V0_SETS,
     description="In the Contacts app, create a new contact named {name} with the phone number {number}.",
     attributes={"name": "name", "number": "phone_number"},
     evaluator=lambda name, number: [ev.contact_exists(name=name, number=number)],
@@ -58,6 +59,7 @@ def _sms_solution(recipient: str, message: str) -> list[Step]:
 
 SMS_SEND = SubTaskTemplate(
     id="sms_send",
+    sets=V0_SETS,
     description="Using the Messages app, send the text message '{message}' to the phone number {number}.",
     attributes={"number": "phone_number", "message": "text"},
     evaluator=lambda number, message: [ev.sms_sent(to=number, body_contains=message)],
@@ -74,6 +76,7 @@ def _sms_contact_setup(envs: Mapping[str, Any], name: str, number: str, message:
 
 SMS_SEND_TO_CONTACT = SubTaskTemplate(
     id="sms_send_to_contact",
+    sets=V0_SETS,
     description=(
         "{name} is in the phone's contacts. Using the Messages app, send {name} the text message '{message}'."
     ),
@@ -91,6 +94,7 @@ SMS_SEND_TO_CONTACT = SubTaskTemplate(
 
 PHONE_CALL = SubTaskTemplate(
     id="phone_call",
+    sets=V0_SETS,
     description="Using the Phone app's keypad, call the number {number}.",
     attributes={"number": "phone_number"},
     evaluator=lambda number: [ev.call_made(number=number)],
@@ -112,6 +116,7 @@ def _reply_setup(envs: Mapping[str, Any], sender: str, message: str) -> None:
 
 SMS_REPLY = SubTaskTemplate(
     id="sms_reply",
+    sets=V0_SETS,
     description=(
         "A text message from {sender} has just arrived. In the Messages app, reply to it with '{message}'."
     ),
@@ -138,6 +143,7 @@ def _missed_call_setup(envs: Mapping[str, Any], number: str) -> None:
 
 PHONE_CALL_BACK = SubTaskTemplate(
     id="phone_call_back",
+    sets=V0_SETS,
     description=(
         "You just missed a call. In the Phone app, call back the number that called most recently (it is "
         "at the top of the call history)."
@@ -155,6 +161,7 @@ PHONE_CALL_BACK = SubTaskTemplate(
 
 MAIL_SEND = SubTaskTemplate(
     id="mail_send",
+    sets=V0_SETS,
     description=(
         "In the Gmail app, send an email to {to} with the subject '{subject}' and the text '{body}'."
     ),
@@ -178,6 +185,7 @@ MAIL_SEND = SubTaskTemplate(
 
 CONTACTS_ADD_EMAIL = SubTaskTemplate(
     id="contacts_add_email",
+    sets=V1_SETS,
     description="In the Contacts app, create a new contact named {name} with the email address {email}.",
     attributes={"name": "name", "email": "email"},
     evaluator=lambda name, email: [ev.contact_has_email(name=name, email=email)],
@@ -203,6 +211,7 @@ def _contact_email_setup(envs: Mapping[str, Any], name: str, email: str) -> None
 
 CONTACTS_FIND_EMAIL = SubTaskTemplate(
     id="contacts_find_email",
+    sets=V1_SETS,
     description="In the Contacts app, find the email address of the contact {name} and open their card.",
     attributes={"name": "name", "email": "email"},
     evaluator=lambda name, email: [

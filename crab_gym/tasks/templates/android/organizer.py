@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import Step, SubTaskTemplate
+from crab_gym.core.tasks import V0_SETS, V1_SETS, Step, SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.envs.android.sim.apps.worldclock import city_named, gap
 from crab_gym.envs.android.sim.storage.db import NOW_MS
@@ -32,6 +32,7 @@ from crab_gym.tasks.templates.android.layout import (
 
 CALENDAR_ADD_EVENT = SubTaskTemplate(
     id="calendar_add_event",
+    sets=V0_SETS,
     description=(
         "In the Calendar app, create an event titled '{title}' on {date} starting at {start} "
         "(the phone's time zone is UTC)."
@@ -61,6 +62,7 @@ CALENDAR_ADD_EVENT = SubTaskTemplate(
 
 CLOCK_SET_ALARM = SubTaskTemplate(
     id="clock_set_alarm",
+    sets=V0_SETS,
     description="In the Clock app, add an alarm for {hour:02d}:{minute:02d} (24-hour clock), turned on.",
     attributes={"hour": "hour", "minute": "minute"},
     evaluator=lambda hour, minute: [ev.alarm_set(hour=hour, minute=minute)],
@@ -80,6 +82,7 @@ CLOCK_SET_ALARM = SubTaskTemplate(
 
 NOTES_CREATE = SubTaskTemplate(
     id="notes_create",
+    sets=V0_SETS,
     description="In Keep Notes, create a note titled '{title}' whose text is '{body}'.",
     attributes={"title": "word", "body": "text"},
     evaluator=lambda title, body: [
@@ -110,6 +113,7 @@ def _open_tasks() -> list[Step]:
 
 TASKS_ADD = SubTaskTemplate(
     id="tasks_add",
+    sets=V0_SETS,
     description="Open the Tasks app (it is in the app drawer) and add the to-do item '{title}'.",
     attributes={"title": "text"},
     evaluator=lambda title: [
@@ -129,6 +133,7 @@ def _tasks_complete_setup(envs: Mapping[str, Any], title: str) -> None:
 
 TASKS_COMPLETE = SubTaskTemplate(
     id="tasks_complete",
+    sets=V0_SETS,
     description="In the Tasks app (in the app drawer), mark the to-do item '{title}' as completed.",
     attributes={"title": "text"},
     evaluator=lambda title: [ev.task_exists(title=title, done=True)],
@@ -147,6 +152,7 @@ SEEDED_ALARMS = 2  # 07:00 and 08:30; sampled alarm hours are later, so a new al
 
 CLOCK_START_TIMER = SubTaskTemplate(
     id="clock_start_timer",
+    sets=V0_SETS,
     description="In the Clock app's Timer tab, start a timer of {minutes} minutes.",
     attributes={"minutes": "duration_minutes"},
     evaluator=lambda minutes: [ev.timer_set(minutes=minutes)],
@@ -168,6 +174,7 @@ def _alarm_setup(envs: Mapping[str, Any], hour: int, minute: int) -> None:
 
 CLOCK_TURN_OFF_ALARM = SubTaskTemplate(
     id="clock_turn_off_alarm",
+    sets=V0_SETS,
     description=(
         "In the Clock app, turn off the alarm set for {hour:02d}:{minute:02d}, keeping the alarm itself."
     ),
@@ -183,6 +190,7 @@ CLOCK_TURN_OFF_ALARM = SubTaskTemplate(
 
 TASKS_DELETE = SubTaskTemplate(
     id="tasks_delete",
+    sets=V0_SETS,
     description=(
         "In the Tasks app (in the app drawer), delete the to-do item '{title}' (touch and hold an item "
         "to delete it)."
@@ -202,6 +210,7 @@ def _note_setup(envs: Mapping[str, Any], title: str, body: str, **_: Any) -> Non
 
 NOTES_EDIT = SubTaskTemplate(
     id="notes_edit",
+    sets=V0_SETS,
     description=(
         "In Keep Notes, open the note titled '{title}' and add the sentence '{extra}' at the end of its text."
     ),
@@ -224,6 +233,7 @@ NOTES_EDIT = SubTaskTemplate(
 
 NOTES_DELETE = SubTaskTemplate(
     id="notes_delete",
+    sets=V0_SETS,
     description="In Keep Notes, delete the note titled '{title}' (touch and hold a note to delete it).",
     attributes={"title": "word", "body": "text"},
     evaluator=lambda title, body: [~ev.note_exists(title=title)],
@@ -236,6 +246,7 @@ NOTES_DELETE = SubTaskTemplate(
 
 NOTES_CREATE_UNTITLED = SubTaskTemplate(
     id="notes_create_untitled",
+    sets=V1_SETS,
     description="In Keep Notes, write '{body}' in a new note, leaving its title empty.",
     attributes={"body": "text"},
     evaluator=lambda body: [
@@ -251,6 +262,7 @@ NOTES_CREATE_UNTITLED = SubTaskTemplate(
 
 CALENDAR_ADD_ALL_DAY = SubTaskTemplate(
     id="calendar_add_all_day",
+    sets=V1_SETS,
     description="In the Calendar app, add an all-day event titled '{title}' on {date}.",
     attributes={"title": "text", "date": "date"},
     evaluator=lambda title, date: [
@@ -285,6 +297,7 @@ def _event_row(date: str) -> float:
 
 CALENDAR_FIND_EVENT = SubTaskTemplate(
     id="calendar_find_event",
+    sets=V1_SETS,
     description="In the Calendar app, find the event on {date} and open it to read its title.",
     attributes={"date": "date", "title": "text"},
     evaluator=lambda date, title: [
@@ -310,6 +323,7 @@ def _gap(city: str) -> str | None:
 
 CLOCK_ADD_CITY = SubTaskTemplate(
     id="clock_add_city",
+    sets=V1_SETS,
     description=(
         "In the Clock app's Clock tab, add {city} to the world clock and see how far its time is from the "
         "phone's."

@@ -7,7 +7,7 @@ import posixpath
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import Step, SubTaskTemplate
+from crab_gym.core.tasks import V0_SETS, V1_SETS, Step, SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.tasks.templates.android.layout import (
     ACTION,
@@ -31,6 +31,7 @@ from crab_gym.tasks.templates.android.layout import (
 
 SETTINGS_DARK_THEME = SubTaskTemplate(
     id="settings_dark_theme",
+    sets=V0_SETS,
     description="In the Settings app, turn on the dark theme (under Display).",
     attributes={},
     evaluator=lambda: [ev.dark_theme(on=True)],
@@ -41,6 +42,7 @@ SETTINGS_DARK_THEME = SubTaskTemplate(
 
 SETTINGS_BLUETOOTH_ON = SubTaskTemplate(
     id="settings_bluetooth_on",
+    sets=V0_SETS,
     description="In the Settings app, turn Bluetooth on (under Connected devices).",
     attributes={},
     evaluator=lambda: [ev.setting_equals(namespace="global", key="bluetooth_on", value="1")],
@@ -53,6 +55,7 @@ SETTINGS_BLUETOOTH_ON = SubTaskTemplate(
 
 CAMERA_TAKE_PHOTO = SubTaskTemplate(
     id="camera_take_photo",
+    sets=V0_SETS,
     description="Open the Camera app and take a photo (it is saved under /sdcard/DCIM/Camera).",
     attributes={},
     evaluator=lambda: [ev.app_in_foreground(package="com.android.camera2"), ev.photo_taken(at_least=1)],
@@ -68,6 +71,7 @@ def _files_delete_setup(envs: Mapping[str, Any], filename: str) -> None:
 
 FILES_DELETE = SubTaskTemplate(
     id="files_delete",
+    sets=V0_SETS,
     description=(
         "Using the Files app (in the app drawer), delete the file {filename} from the Download folder of "
         "the phone's internal storage (touch and hold a file to delete it)."
@@ -88,6 +92,7 @@ FILES_DELETE = SubTaskTemplate(
 
 SETTINGS_WIFI_OFF = SubTaskTemplate(
     id="settings_wifi_off",
+    sets=V0_SETS,
     description="In the Settings app, turn Wi-Fi off (under Network & internet).",
     attributes={},
     evaluator=lambda: [ev.setting_equals(namespace="global", key="wifi_on", value="0")],
@@ -98,6 +103,7 @@ SETTINGS_WIFI_OFF = SubTaskTemplate(
 
 SETTINGS_AIRPLANE_MODE = SubTaskTemplate(
     id="settings_airplane_mode",
+    sets=V0_SETS,
     description="In the Settings app, turn on airplane mode (under Network & internet).",
     attributes={},
     evaluator=lambda: [ev.setting_equals(namespace="global", key="airplane_mode_on", value="1")],
@@ -109,6 +115,7 @@ SETTINGS_AIRPLANE_MODE = SubTaskTemplate(
 
 SETTINGS_BLUETOOTH_RENAME = SubTaskTemplate(
     id="settings_bluetooth_rename",
+    sets=V1_SETS,
     description=(
         "In the Settings app, rename this phone as other Bluetooth devices see it to '{name}' "
         "(Connected devices, Device name)."
@@ -153,6 +160,7 @@ def _day_text(date: str) -> str:
 
 FILES_FIND_DATE = SubTaskTemplate(
     id="files_find_date",
+    sets=V1_SETS,
     description=(
         "Using the Files app (in the app drawer), find when the file {path} of the phone's internal storage "
         "was created, and open its details."

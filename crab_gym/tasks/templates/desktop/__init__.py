@@ -53,7 +53,7 @@ DESKTOP_TEMPLATES: tuple[SubTaskTemplate, ...] = (
     settings.SETTINGS_CLOCK_FORMAT,
     terminal.TERMINAL_DELETE_FILE,
 )
-# For CRAB v0's UUIDs only (pictures, clipboard, the web): registered, but the generator skips them.
+# For CRAB v0's UUIDs (pictures, clipboard, the web): not drawn by the generator (their sets).
 CRAB_ONLY = (
     crab_extra.CRAB_EXTRA
     + crab_office.CRAB_OFFICE
@@ -62,6 +62,5 @@ CRAB_ONLY = (
 )
 for _template in DESKTOP_TEMPLATES + CRAB_ONLY:
     register(_template)
-UNSAMPLED = frozenset(t.id for t in CRAB_ONLY)
 
-__all__ = ["DESKTOP_TEMPLATES", "UNSAMPLED"]
+__all__ = ["CRAB_ONLY", "DESKTOP_TEMPLATES"]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from crab_gym.core.tasks import Step, SubTaskTemplate
+from crab_gym.core.tasks import V1_SETS, Step, SubTaskTemplate
 from crab_gym.envs import root
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import PLATFORMS, desktop, save_as, shell_quote, step, terminal
@@ -88,6 +88,7 @@ def _print_setup(envs: Mapping[str, Any], file_path: str, text: str) -> None:
 
 TERMINAL_PRINT_FILE = SubTaskTemplate(
     id="terminal_print_file",
+    sets=V1_SETS,
     description=(
         "Get the content of the file {file_path} by printing it in a terminal (for example with cat); "
         "leave the terminal in front, showing it."
@@ -110,6 +111,7 @@ TERMINAL_PRINT_FILE = SubTaskTemplate(
 
 SUBMIT_TEXT = SubTaskTemplate(
     id="submit_text",
+    sets=V1_SETS,
     description="Submit the text '{content}' as your answer (the submit action).",
     attributes={"content": "text"},
     evaluator=lambda content: [root.answer_equals(value=content)],
@@ -135,11 +137,12 @@ def _file_uri(path: str) -> str:
 
 SETTINGS_BACKGROUND = SubTaskTemplate(
     id="settings_background",
+    sets=V1_SETS,
     description=(
         "Set the picture {photo_path} as the desktop background: the GNOME setting picture-uri (schema "
         "org.gnome.desktop.background) must name it, for example with gsettings in a terminal."
     ),
-    attributes={"photo_path": "path"},
+    attributes={"photo_path": "path.png"},
     evaluator=lambda photo_path: [ev.background_is(path=photo_path)],
     setup=_background_setup,
     solution=lambda photo_path: terminal(
@@ -175,6 +178,7 @@ def _glob(folder: str, extension: str) -> str:
 
 COPY_BY_EXTENSION = SubTaskTemplate(
     id="terminal_copy_by_extension",
+    sets=V1_SETS,
     description=(
         "Create the folder {target_dir} and copy every file with the extension '{file_extension}' from "
         "the folder {source_dir} into it."
@@ -222,6 +226,7 @@ def _paste(
         apps=(app,),
         output_type="path",
         output=lambda file_path: file_path,
+        sets=V1_SETS,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import Step, SubTaskTemplate
+from crab_gym.core.tasks import V1_SETS, Step, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import PLATFORMS, desktop, save_as, step
 from crab_gym.tasks.templates.desktop.crab_extra import seeded_picture
@@ -76,11 +76,12 @@ def _as_character() -> list[Step]:
 
 WRITER_IMAGES_ABOVE = SubTaskTemplate(
     id="writer_images_above",
+    sets=V1_SETS,
     description=(
         "Using LibreOffice Writer, put the picture {image_path_1} above the picture {image_path_2} in a new "
         "document (not overlapping) and save it in OpenDocument format as {output_path}."
     ),
-    attributes={"image_path_1": "path", "image_path_2": "path", "output_path": "path.odt"},
+    attributes={"image_path_1": "path.png", "image_path_2": "path.png", "output_path": "path.odt"},
     evaluator=lambda image_path_1, image_path_2, output_path: [
         ev.file_exists(path=output_path),
         ev.images_placed(path=output_path, first=image_path_1, second=image_path_2, direction="above"),
@@ -124,11 +125,12 @@ def _place(x: str) -> list[Step]:
 
 IMPRESS_IMAGES_RIGHT = SubTaskTemplate(
     id="impress_images_right_pdf",
+    sets=V1_SETS,
     description=(
         "Using LibreOffice Impress, put the picture {image_path_1} to the right of the picture "
         "{image_path_2} on a slide (not overlapping) and export it as PDF to {output_path}."
     ),
-    attributes={"image_path_1": "path", "image_path_2": "path", "output_path": "path"},
+    attributes={"image_path_1": "path.png", "image_path_2": "path.png", "output_path": "path.pdf"},
     evaluator=lambda image_path_1, image_path_2, output_path: [
         ev.file_exists(path=output_path),
         ev.images_placed(path=output_path, first=image_path_1, second=image_path_2, direction="right"),
@@ -154,11 +156,12 @@ IMPRESS_IMAGES_RIGHT = SubTaskTemplate(
 
 IMPRESS_DARKER = SubTaskTemplate(
     id="impress_image_darker",
+    sets=V1_SETS,
     description=(
         "Using LibreOffice Impress, lower the brightness of the picture {image_path_before_edit} (make it "
         "darker) and save the darker picture as {image_path_after_edit}."
     ),
-    attributes={"image_path_before_edit": "path", "image_path_after_edit": "path"},
+    attributes={"image_path_before_edit": "path.png", "image_path_after_edit": "path.png"},
     evaluator=lambda image_path_before_edit, image_path_after_edit: [
         ev.file_exists(path=image_path_after_edit),
         ev.image_darker(before=image_path_before_edit, after=image_path_after_edit),

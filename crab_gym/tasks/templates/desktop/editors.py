@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import SubTaskTemplate
+from crab_gym.core.tasks import V0_SETS, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import (
     PLATFORMS,
@@ -21,6 +21,7 @@ from crab_gym.tasks.templates.desktop.common import (
 
 TEXT_EDITOR_WRITE_FILE = SubTaskTemplate(
     id="text_editor_write_file",
+    sets=V0_SETS,
     description=(
         "Open the Text Editor, write the two lines '{first_line}' and '{second_line}', and save the "
         "file as {path}."
@@ -54,6 +55,7 @@ def _edit_setup(envs: Mapping[str, Any], path: str, line: str) -> None:
 
 TEXT_EDITOR_APPEND_LINE = SubTaskTemplate(
     id="text_editor_append_line",
+    sets=V0_SETS,
     description=(
         "The Text Editor has the file {path} open. Add the line '{line}' at the end of the file, after "
         "the lines already there, and save it."
@@ -82,6 +84,7 @@ def _copy_setup(envs: Mapping[str, Any], path: str, text: str) -> None:
 
 TEXT_EDITOR_COPY_TEXT = SubTaskTemplate(
     id="text_editor_copy_text",
+    sets=V0_SETS,
     description="The Text Editor has the file {path} open. Copy all of its text to the clipboard.",
     attributes={"path": "path", "text": "text"},
     evaluator=lambda path, text: [ev.clipboard_contains(text=text)],
@@ -101,6 +104,7 @@ TEXT_EDITOR_COPY_TEXT = SubTaskTemplate(
 
 VIM_WRITE_FILE = SubTaskTemplate(
     id="vim_write_file",
+    sets=V0_SETS,
     description="In a terminal, use vim to create the file {path} containing the single line '{text}'.",
     attributes={"path": "path", "text": "text"},
     evaluator=lambda path, text: [ev.file_exists(path=path), ev.file_equals(path=path, text=text)],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import SubTaskTemplate
+from crab_gym.core.tasks import V0_SETS, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import (
     PLATFORMS,
@@ -25,6 +25,7 @@ def _files_rename_setup(envs: Mapping[str, Any], folder: str, old_name: str, new
 
 FILES_RENAME = SubTaskTemplate(
     id="files_rename",
+    sets=V0_SETS,
     description=(
         "In the file manager, which shows the folder {folder}, rename the file {old_name} to {new_name}, "
         "keeping its contents."
@@ -60,6 +61,7 @@ def _files_move_setup(envs: Mapping[str, Any], folder: str, filename: str, subfo
 
 FILES_MOVE = SubTaskTemplate(
     id="files_move",
+    sets=V0_SETS,
     description=(
         "In the file manager, which shows the folder {folder}, move the file {filename} into its "
         "subfolder {subfolder}, so that it is no longer in {folder} itself."

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import Step, SubTaskTemplate
+from crab_gym.core.tasks import V1_SETS, Step, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.envs.desktop import image_evaluators as img_ev
 from crab_gym.tasks.templates.desktop.common import PLATFORMS, desktop, step
@@ -67,11 +67,12 @@ def _brighten_setup(envs: Mapping[str, Any], source: str, target: str) -> None:
 
 GIMP_BRIGHTEN_IMAGE = SubTaskTemplate(
     id="gimp_brighten_image",
+    sets=V1_SETS,
     description=(
         "Use GIMP (GNU Image Manipulation Program) to make the image {source} brighter and save the "
         "result as {target}."
     ),
-    attributes={"source": "path", "target": "path"},
+    attributes={"source": "path.png", "target": "path.png"},
     evaluator=lambda source, target: [
         ev.file_exists(path=target),
         img_ev.image_brighter(source=source, target=target),
@@ -108,11 +109,12 @@ _W, _H = IMAGE_SIZE
 
 GIMP_COMBINE_LEFT_RIGHT = SubTaskTemplate(
     id="gimp_combine_left_right",
+    sets=V1_SETS,
     description=(
         "Use GIMP (GNU Image Manipulation Program) to combine the images {left} and {right} into one image, "
         "{left} on the left and {right} on the right, side by side, and save it as {path}."
     ),
-    attributes={"left": "path", "right": "path", "path": "path"},
+    attributes={"left": "path.png", "right": "path.png", "path": "path.png"},
     evaluator=lambda left, right, path: [
         ev.file_exists(path=path),
         img_ev.image_left_of(left=left, right=right, path=path),

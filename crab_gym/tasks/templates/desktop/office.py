@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crab_gym.core.tasks import Step, SubTaskTemplate
+from crab_gym.core.tasks import V0_SETS, Step, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import (
     PLATFORMS,
@@ -17,6 +17,7 @@ from crab_gym.tasks.templates.desktop.common import (
 
 WRITER_CREATE_DOCUMENT = SubTaskTemplate(
     id="writer_create_document",
+    sets=V0_SETS,
     description=(
         "Using LibreOffice Writer, write a document whose first line is the title '{title}' followed by "
         "the sentence '{body}', and save it in OpenDocument format as {path}."
@@ -49,6 +50,7 @@ def _calc_graph(path: str, header: str, a: int, b: int, c: int) -> list[Any]:
 
 CALC_SUM_COLUMN = SubTaskTemplate(
     id="calc_sum_column",
+    sets=V0_SETS,
     description=(
         "Using LibreOffice Calc, make a spreadsheet with '{header}' in cell A1, the numbers {a}, {b} and "
         "{c} in cells A2 to A4, and their sum (a formula) in cell A5; save it in OpenDocument format as "
@@ -81,6 +83,7 @@ def _impress_title(title: str) -> list[Step]:
 
 IMPRESS_CREATE_SLIDES = SubTaskTemplate(
     id="impress_create_slides",
+    sets=V0_SETS,
     description=(
         "Using LibreOffice Impress, make a presentation of two slides titled '{first_title}' and "
         "'{second_title}', in that order, and save it in OpenDocument format as {path}."

@@ -4,7 +4,7 @@ clock format) set through gsettings.
 
 from __future__ import annotations
 
-from crab_gym.core.tasks import SubTaskTemplate
+from crab_gym.core.tasks import V0_SETS, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import (
     INTERFACE,
@@ -27,6 +27,7 @@ def _scheme(color_scheme: str) -> str:
 
 SETTINGS_COLOR_SCHEME = SubTaskTemplate(
     id="settings_color_scheme",
+    sets=V0_SETS,
     description=(
         "Switch the desktop to the {color_scheme} style: set the GNOME interface setting color-scheme "
         "(schema org.gnome.desktop.interface) to prefer-{color_scheme}, for example with gsettings in a "
@@ -44,6 +45,7 @@ SETTINGS_COLOR_SCHEME = SubTaskTemplate(
 
 SETTINGS_TEXT_SCALING = SubTaskTemplate(
     id="settings_text_scaling",
+    sets=V0_SETS,
     description=(
         "Make the desktop's text bigger: set the GNOME interface setting text-scaling-factor "
         "(schema org.gnome.desktop.interface) to {factor}, for example with gsettings in a terminal."
@@ -58,6 +60,7 @@ SETTINGS_TEXT_SCALING = SubTaskTemplate(
 
 SETTINGS_FONT = SubTaskTemplate(
     id="settings_font",
+    sets=V0_SETS,
     description=(
         "Change the desktop's interface font to '{font} {size}': set the GNOME interface setting "
         "font-name (schema org.gnome.desktop.interface) to that value, for example with gsettings."
@@ -74,6 +77,7 @@ SETTINGS_FONT = SubTaskTemplate(
 
 SETTINGS_CURSOR_SIZE = SubTaskTemplate(
     id="settings_cursor_size",
+    sets=V0_SETS,
     description=(
         "Make the mouse pointer bigger: set the GNOME interface setting cursor-size (schema "
         "org.gnome.desktop.interface) to {size}, for example with gsettings in a terminal."
@@ -87,6 +91,7 @@ SETTINGS_CURSOR_SIZE = SubTaskTemplate(
 
 SETTINGS_ANIMATIONS_OFF = SubTaskTemplate(
     id="settings_animations_off",
+    sets=V0_SETS,
     description=(
         "Turn off the desktop's animations: set the GNOME interface setting enable-animations (schema "
         "org.gnome.desktop.interface) to false, for example with gsettings in a terminal."
@@ -100,6 +105,7 @@ SETTINGS_ANIMATIONS_OFF = SubTaskTemplate(
 
 SETTINGS_CLOCK_FORMAT = SubTaskTemplate(
     id="settings_clock_format",
+    sets=V0_SETS,
     description=(
         "Show the desktop clock in 12-hour format: set the GNOME interface setting clock-format (schema "
         "org.gnome.desktop.interface) to 12h, for example with gsettings in a terminal."

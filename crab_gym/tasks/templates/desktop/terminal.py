@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crab_gym.core.tasks import Step, SubTaskTemplate
+from crab_gym.core.tasks import V0_SETS, Step, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import (
     PLATFORMS,
@@ -24,6 +24,7 @@ def _create_folder_solution(folder: str) -> list[Step]:
 
 TERMINAL_CREATE_FOLDER = SubTaskTemplate(
     id="terminal_create_folder",
+    sets=V0_SETS,
     description="Open a terminal and create the folder {folder} (create any missing parent folders too).",
     attributes={"folder": "folder"},
     evaluator=lambda folder: [ev.dir_exists(path=folder)],
@@ -41,6 +42,7 @@ def _count_lines_setup(envs: Mapping[str, Any], source: str, count: int, target:
 
 TERMINAL_COUNT_LINES = SubTaskTemplate(
     id="terminal_count_lines",
+    sets=V0_SETS,
     description=(
         "The text file {source} has one entry per line. Using the terminal, count its lines and save "
         "just that number in the file {target}."
@@ -73,6 +75,7 @@ def _source_setup(envs: Mapping[str, Any], source: str, **_: Any) -> None:
 
 TERMINAL_COPY_FILE = SubTaskTemplate(
     id="terminal_copy_file",
+    sets=V0_SETS,
     description=(
         "Using the terminal, copy the file {source} into the folder {folder} (create the folder if it "
         "is missing), keeping the original where it is."
@@ -95,6 +98,7 @@ TERMINAL_COPY_FILE = SubTaskTemplate(
 
 TERMINAL_ARCHIVE = SubTaskTemplate(
     id="terminal_archive",
+    sets=V0_SETS,
     description=("Using the terminal, pack the file {source} into a gzip-compressed tar archive {archive}."),
     attributes={"source": "path", "archive": "path.tar.gz"},
     evaluator=lambda source, archive: [
@@ -121,6 +125,7 @@ def _script_setup(envs: Mapping[str, Any], path: str) -> None:
 
 TERMINAL_MAKE_EXECUTABLE = SubTaskTemplate(
     id="terminal_make_executable",
+    sets=V0_SETS,
     description="Using the terminal, make the file {path} executable (give it execute permission).",
     attributes={"path": "path.sh"},
     evaluator=lambda path: [ev.file_executable(path=path)],
@@ -141,6 +146,7 @@ def _sort_setup(envs: Mapping[str, Any], source: str, target: str) -> None:
 
 TERMINAL_SORT_LINES = SubTaskTemplate(
     id="terminal_sort_lines",
+    sets=V0_SETS,
     description=(
         "Using the terminal, sort the lines of the file {source} alphabetically and save the sorted "
         "lines in the file {target}."
@@ -170,6 +176,7 @@ def _grep_setup(envs: Mapping[str, Any], source: str, word: str, target: str) ->
 
 TERMINAL_GREP_LINES = SubTaskTemplate(
     id="terminal_grep_lines",
+    sets=V0_SETS,
     description=(
         "Using the terminal, save the lines of {source} that contain the word '{word}' (and only those, "
         "in their order) in the file {target}."
@@ -196,6 +203,7 @@ def _replace_setup(envs: Mapping[str, Any], path: str, old: str, new: str) -> No
 
 TERMINAL_REPLACE_WORD = SubTaskTemplate(
     id="terminal_replace_word",
+    sets=V0_SETS,
     description=(
         "In the text file {path}, replace every occurrence of the word '{old}' with '{new}' (for example "
         "with sed in a terminal) and save the file."
@@ -220,6 +228,7 @@ def _delete_setup(envs: Mapping[str, Any], path: str) -> None:
 
 TERMINAL_DELETE_FILE = SubTaskTemplate(
     id="terminal_delete_file",
+    sets=V0_SETS,
     description="Using the terminal, delete the file {path}; it is no longer needed.",
     attributes={"path": "path"},
     evaluator=lambda path: [ev.path_absent(path=path)],

@@ -1,7 +1,7 @@
 """Desktop templates on the offline web (crab_gym.web), for CRAB v0's sub-tasks (see crab_gym.tasks.crab_v0):
 a download (of a URL, or of the URL on the clipboard), an image search, an API docs example, a code
 repository, a place's share link and a country's facts into Calc. The
-generator does not sample them (:data:`UNSAMPLED`): the fixed benchmark v0 is built from the other templates.
+generator never draws them (their ``sets``); those with a sampler for every attribute are in v1.
 
 Solutions that need an answer from the web's content (a repository's URL) read the world of seed 0, the one a
 session serves unless told otherwise; the checks read the world the session serves.
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-from crab_gym.core.tasks import Step, SubTaskTemplate
+from crab_gym.core.tasks import V1_SETS, Step, SubTaskTemplate
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import (
     PLATFORMS,
@@ -46,6 +46,7 @@ CLIPBOARD_URL = '"$(xclip -o -selection clipboard)"'  # the clipboard's text, in
 
 WEB_DOWNLOAD = SubTaskTemplate(
     id="web_download",
+    sets=frozenset(),  # no sampler for 'url': only CRAB's files name it
     description="Download the file at {url} and save it as {path}.",
     attributes={"url": "url", "path": "path"},
     evaluator=lambda url, path: [ev.file_exists(path=path), ev.file_is_download(path=path, url=url)],
@@ -63,6 +64,7 @@ def _clipboard_download_setup(envs: Mapping[str, Any], url: str, path: str) -> N
 
 WEB_DOWNLOAD_CLIPBOARD = SubTaskTemplate(
     id="web_download_clipboard",
+    sets=frozenset(),  # no sampler for 'url': only CRAB's files name it
     description="Download the file at the URL on the clipboard and save it as {path}.",
     # url: what the setup puts on the clipboard; a predecessor that copies a URL feeds it instead
     attributes={"path": "path", "url": "url"},
@@ -106,6 +108,7 @@ def _image_solution(keyword: str) -> list[Step]:
 
 WEB_IMAGE_SEARCH = SubTaskTemplate(
     id="web_image_search",
+    sets=V1_SETS,
     description=(
         "Use Firefox to search for an image with the keyword {keyword} and copy the URL of the image to the "
         "clipboard."
@@ -132,11 +135,12 @@ def _code_lines(function: str) -> list[str]:
 
 WEB_DOCS_EXAMPLE = SubTaskTemplate(
     id="web_docs_example",
+    sets=V1_SETS,
     description=(
         "Using Firefox, find the example of {function} in the official PyTorch 1.13 documentation and copy "
         "all the lines of code of the example to the clipboard."
     ),
-    attributes={"function": "word"},
+    attributes={"function": "docs_function"},
     evaluator=lambda function: [
         ev.window_active(title_contains=DOCS_TITLE.format(function=function)),
         *(ev.clipboard_contains(text=line) for line in _code_lines(function)),
@@ -158,6 +162,7 @@ def _repo_solution(keyword: str) -> list[Step]:
 
 WEB_FIND_REPO = SubTaskTemplate(
     id="web_find_repo",
+    sets=V1_SETS,
     description=(
         "Use Firefox to find a code repository about {keyword} on GitHub and copy the URL of the "
         "repository to the clipboard."
@@ -187,6 +192,7 @@ def _share_solution(place_type: str, place_name: str) -> list[Step]:
 
 WEB_MAPS_SHARE = SubTaskTemplate(
     id="web_maps_share",
+    sets=frozenset(),  # no sampler for 'place_type': only CRAB's files name it
     description=(
         "Use Firefox to find a {place_type} around {place_name} on Google Maps and copy the Google Maps "
         "sharing URL of that {place_type} to the clipboard."
@@ -214,6 +220,7 @@ def _country_solution(country: str, path: str) -> list[Step]:
 
 WEB_COUNTRY_TO_CALC = SubTaskTemplate(
     id="web_country_to_calc",
+    sets=frozenset(),  # no sampler for 'country': only CRAB's files name it
     description=(
         "Use Firefox to look up the country {country} on Wikipedia, and save its capital city and population "
         "in an ODS file at {path} with LibreOffice Calc: the country's name in the first column, the capital "

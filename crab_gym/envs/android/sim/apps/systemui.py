@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..system import notifications, power
+from ..system import notifications, overlays, power
 from ..system.clock import status_bar_time
 from ..system.providers import get_setting, put_setting
 from ..ui.theme import palette
@@ -75,6 +75,7 @@ def decorate(phone, root: View) -> None:
             bold=True,
         )
     )
+    overlays.draw(phone, root)  # system dialogs and heads-up notifications, under the shade
     if phone.shade_open:
         shade(phone, root)
     if power.power_menu(phone):

@@ -66,24 +66,18 @@ def notification_cmd(ctx: Ctx, args: list[str]) -> int:
 
 def draw(phone, panel: View, top: int) -> None:
     """The newest notifications in the shade, from ``top`` down (title bold, then the text)."""
-    c = palette(phone.dark)
     w, s = phone.width, phone.width / 1080
     row = int(100 * s)
     for i, n in enumerate(reversed(posted(phone)[-SHOWN:])):
         y = top + i * row
         text = f"{n.title}: {n.text}" if n.title else n.text
-        panel.add(
-            View(
-                cls="android.widget.TextView",
-                package=PKG,
-                rid=f"{PKG}:id/notification_text",
-                text=text,
-                desc=text,
-                bounds=(int(40 * s), y, w - int(40 * s), y + row - int(10 * s)),
-                shape="round",
-                radius=int(24 * s),
-                bg=c["surface_container_highest"],
-                fg=c["text"],
-                size=int(34 * s),
-            )
-        )
+        panel.add(card(phone, text, (int(40 * s), y, w - int(40 * s), y + row - int(10 * s))))
+
+
+def card(phone, text: str, bounds: tuple[int, int, int, int], **changes) -> View:
+    """One notification's rounded card (in the shade, or heads-up over the screen with ``changes``)."""
+    c, s = palette(phone.dark), phone.width / 1080
+    fields = dict(cls="android.widget.TextView", package=PKG, rid=f"{PKG}:id/notification_text", text=text,
+                  desc=text, bounds=bounds, shape="round", radius=int(24 * s),
+                  bg=c["surface_container_highest"], fg=c["text"], size=int(34 * s))  # fmt: skip
+    return View(**{**fields, **changes})

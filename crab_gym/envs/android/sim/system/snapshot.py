@@ -59,6 +59,7 @@ class PhoneState:
     due_known: bool  # the alarms' next due time was up to date with their database
     log: LogState | None
     built: bool  # the screen had been built (its handlers set) when the state was saved
+    overlays: tuple[Any, ...] = ()  # system windows over the app (overlays.py), bottom first
 
 
 def _plain(state: dict[str, Any]) -> dict[str, Any]:
@@ -87,6 +88,7 @@ def capture(phone) -> PhoneState:
             locked=phone.locked,
             power_menu=getattr(phone, "power_menu", False),
             notifications=tuple(getattr(phone, "notifications", ())),
+            overlays=tuple(getattr(phone, "overlays", ())),
             last_touch=tuple(phone.last_touch),
             counter=phone.counter,
             clock_base_ms=phone.clock_base_ms,
@@ -113,6 +115,7 @@ def restore(phone, s: PhoneState) -> None:
         phone.stopped = set(s.stopped)
         phone.shade_open, phone.awake, phone.locked = s.shade_open, s.awake, s.locked
         phone.power_menu, phone.notifications = s.power_menu, list(s.notifications)
+        phone.overlays = list(s.overlays)
         phone.last_touch = s.last_touch
         phone.counter, phone.clock_base_ms = s.counter, s.clock_base_ms
         phone.wall0 = time.monotonic() - s.elapsed_ms / 1000  # real time goes on from where it was
