@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 from gymnasium import spaces
 from ray.rllib.core.columns import Columns
@@ -31,7 +32,7 @@ def _screen_first(space: spaces.Dict) -> spaces.Dict:
     assert isinstance(screen, spaces.Box) and screen.shape is not None
     h, w, c = screen.shape
     entries = dict(space.spaces)
-    entries["screen"] = spaces.Box(0.0, 1.0, (c, h, w), dtype=float)
+    entries["screen"] = spaces.Box(0.0, 1.0, (c, h, w), dtype=np.float32)
     return spaces.Dict(entries)
 
 
@@ -42,7 +43,8 @@ class CrabPPOModule(TorchRLModule, ValueFunctionAPI):
         obs_space, act_space = self.observation_space, self.action_space
         assert isinstance(obs_space, spaces.Dict), obs_space
         assert isinstance(act_space, spaces.MultiDiscrete), act_space
-        hidden = int((self.model_config or {}).get("hidden", 128))
+        model_config = self.model_config if isinstance(self.model_config, dict) else {}
+        hidden = int(model_config.get("hidden", 128))
         self.nvec = [int(n) for n in act_space.nvec]
         self.features = ScreenWords(_screen_first(obs_space))
         self.marks_dim = self.features.marks_dim
@@ -84,7 +86,7 @@ class CrabPPOModule(TorchRLModule, ValueFunctionAPI):
         return self.value(self.critic(embeddings)).squeeze(-1)
 
     def get_inference_action_dist_cls(self) -> Any:
-        return TorchMultiCategorical.get_partial_dist_cls(input_lens=self.nvec)
+        return TorchMultiCategorical.get_partial_dist_cls(input_lens=self.nvec)  # type: ignore[misc]  # RLlib types the classmethod's cls as an instance
 
     def get_exploration_action_dist_cls(self) -> Any:
         return self.get_inference_action_dist_cls()

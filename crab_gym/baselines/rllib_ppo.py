@@ -98,6 +98,8 @@ def load_model(folder: Path) -> RLlibModel:
     """The policy of a run folder's ``rllib/`` checkpoint; ValueError naming the path if it is not one."""
     from ray.rllib.core.rl_module.rl_module import RLModule
 
+    from crab_gym.baselines.rllib_module import CrabPPOModule
+
     path = folder / "rllib"
     module_path = path.joinpath(*_MODULE_PATH)
     if not module_path.is_dir():
@@ -108,6 +110,8 @@ def load_model(folder: Path) -> RLlibModel:
         module = RLModule.from_checkpoint(module_path)
     except Exception as e:  # a truncated or foreign checkpoint
         raise ValueError(f"{module_path}: not an RLlib module checkpoint ({type(e).__name__}: {e})") from None
+    if not isinstance(module, CrabPPOModule):
+        raise ValueError(f"{module_path}: a {type(module).__name__}, not crab-gym's CrabPPOModule")
     module.eval()
     return RLlibModel(module)
 

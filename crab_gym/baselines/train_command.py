@@ -132,7 +132,7 @@ def _train_rllib(config: Any, args: argparse.Namespace) -> None:
     for families in groups:
         name = "+".join(families)
 
-        def show(row: dict[str, Any]) -> None:
+        def show(row: dict[str, Any], name: str = name) -> None:  # this run's name, not the loop's last
             fams = " ".join(f"{k} {v['success']:.2f}" for k, v in row["families"].items())
             print(f"[rllib {name}] {row['steps']:7d} steps {row['seconds']:6.0f} s  held-out success: {fams}",
                   flush=True)  # fmt: skip
