@@ -22,24 +22,37 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from crab_gym.baselines import ppo
 from crab_gym.baselines.ppo import PPOConfig
 
-__all__ = ["ENV_NAME", "RLlibModel", "algo_config", "load_model", "train"]
+__all__ = ["ENV_NAME", "RLlibModel", "algo_config", "build_algo", "load_model", "runner_envs", "train"]
 
 ENV_NAME = "crab-rl-phone"  # the PolicyView env, registered with ray.tune for the EnvRunners
 _MODULE_PATH = ("learner_group", "learner", "rl_module", "default_policy")
 
 
+class _RunnerSeeds(gym.Wrapper):
+    """RLlib seeds env i of runner w at its first reset with ``seed + w + i``, so runner 1's second env and
+    runner 2's first would draw the same tasks and phone seeds; this mixes the runner into the seed."""
+
+    def __init__(self, env: gym.Env, worker_index: int) -> None:
+        super().__init__(env)
+        self.worker_index = worker_index
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        if seed is not None:
+            seed = seed * 1000 + self.worker_index
+        return self.env.reset(seed=seed, options=options)
+
+
 def _make_env(ctx: Any) -> Any:
-    """One EnvRunner env: PolicyView on the training split, seeded per runner and env."""
+    """One EnvRunner env: PolicyView on the training split (its seed then comes from RLlib's first reset)."""
     config = PPOConfig.from_json(dict(ctx["ppo"]))
-    seed = (
-        config.seed * 1000 + int(getattr(ctx, "worker_index", 0)) * 100 + int(getattr(ctx, "vector_index", 0))
-    )
-    return ppo.make_env(config, "train", seed=seed)
+    worker = int(getattr(ctx, "worker_index", 0))
+    return _RunnerSeeds(ppo.make_env(config, "train", seed=config.seed * 1000 + worker), worker)
 
 
 def algo_config(config: PPOConfig) -> Any:
@@ -78,6 +91,19 @@ def algo_config(config: PPOConfig) -> Any:
         .rl_module(rl_module_spec=RLModuleSpec(module_class=CrabPPOModule, model_config={"hidden": 128}))
         .debugging(seed=config.seed)
     )
+
+
+def build_algo(config: PPOConfig) -> Any:
+    """The PPO Algorithm of ``config`` (vocabulary filled) on the running Ray: its EnvRunners start here."""
+    from ray.tune.registry import register_env
+
+    register_env(ENV_NAME, _make_env)
+    return algo_config(config).build_algo()
+
+
+def runner_envs(algo: Any) -> list[int]:
+    """How many envs each remote EnvRunner of ``algo`` steps, as the runners report it."""
+    return list(algo.env_runner_group.foreach_env_runner(lambda r: r.num_envs, local_env_runner=False))
 
 
 class RLlibModel:
@@ -126,11 +152,11 @@ def train(
 ) -> tuple[RLlibModel, list[dict[str, Any]], dict[str, float]]:
     """Train for ``config.timesteps`` env steps (whole train batches); evaluate on held-out seeds at 0,
     every ``eval_every`` steps and at the end, as :func:`ppo.train`. Starts a local Ray unless one runs (or
-    joins ``address``). Returns the model, the curve and {steps, seconds, train_seconds, steps_per_s}:
-    ``seconds`` from Ray's start to the last update, ``train_seconds`` inside ``Algorithm.train`` only."""
+    joins ``address``). Returns the model, the curve and {steps, seconds, train_seconds, steps_per_s,
+    env_runners, envs}: ``seconds`` from Ray's start to the last update, ``train_seconds`` inside
+    ``Algorithm.train`` only, ``envs`` over all runners as they report it."""
     import ray
     import torch
-    from ray.tune.registry import register_env
 
     torch.set_num_threads(config.torch_threads)
     config = dataclasses.replace(config, engine="rllib")
@@ -144,9 +170,10 @@ def train(
     eval_env = ppo.make_env(config, "heldout", seed=config.seed) if eval_every > 0 else None
     curve: list[dict[str, Any]] = []
     steps, train_seconds = 0, 0.0
+    algo = None
     try:
-        register_env(ENV_NAME, _make_env)
-        algo = algo_config(config).build_algo()
+        algo = build_algo(config)
+        envs = runner_envs(algo)
         model = RLlibModel(algo.get_module())
 
         def point() -> None:
@@ -178,12 +205,14 @@ def train(
             algo.save_to_path(str((folder / "rllib").resolve()))
             (folder / "config.json").write_text(json.dumps(config.to_json(), indent=1) + "\n")
             (folder / "curve.json").write_text(json.dumps(curve, indent=1) + "\n")
-        algo.stop()
     finally:
+        if algo is not None:
+            algo.stop()
         if eval_env is not None:
             eval_env.close()
         if started:
             ray.shutdown()
     stats = {"steps": float(steps), "seconds": seconds, "train_seconds": train_seconds,
-             "steps_per_s": steps / max(seconds, 1e-9)}  # fmt: skip
+             "steps_per_s": steps / max(seconds, 1e-9), "env_runners": float(len(envs)),
+             "envs": float(sum(envs))}  # fmt: skip
     return model, curve, stats

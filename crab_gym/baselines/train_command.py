@@ -141,8 +141,8 @@ def _train_rllib(config: Any, args: argparse.Namespace) -> None:
         one = dataclasses.replace(config, families=families, vocabulary=())
         stats = rllib_ppo.train(one, out, eval_every=args.eval_every, on_eval=show)[2]
         print(f"[rllib {name}] {stats['steps']:.0f} env steps in {stats['seconds']:.0f} s: "
-              f"{stats['steps_per_s']:.1f} steps/s ({config.env_runners} EnvRunners x "
-              f"{config.envs_per_runner} envs)", flush=True)  # fmt: skip
+              f"{stats['steps_per_s']:.1f} steps/s ({stats['env_runners']:.0f} EnvRunners, "
+              f"{stats['envs']:.0f} envs in all)", flush=True)  # fmt: skip
 
 
 def evaluate_runs(
