@@ -89,7 +89,7 @@ def main() -> None:
           f"{config.batch_size}, {config.n_epochs} epochs; load average {os.getloadavg()[0]:.2f} on "
           f"{os.cpu_count()} cores", flush=True)  # fmt: skip
     t0 = time.perf_counter()
-    ray.init(num_cpus=args.runners + 1, include_dashboard=False, log_to_driver=False)
+    rllib_ppo.init_ray(args.runners + 1)  # the EnvRunners at this process's niceness
     print(f"ray.init: {time.perf_counter() - t0:.1f} s", flush=True)
     learners: dict[str, tuple[Window, Callable[[], None]]] = {}
     try:

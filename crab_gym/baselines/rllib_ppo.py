@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +29,16 @@ import numpy as np
 from crab_gym.baselines import ppo
 from crab_gym.baselines.ppo import PPOConfig
 
-__all__ = ["ENV_NAME", "RLlibModel", "algo_config", "build_algo", "load_model", "runner_envs", "train"]
+__all__ = [
+    "ENV_NAME",
+    "RLlibModel",
+    "algo_config",
+    "build_algo",
+    "init_ray",
+    "load_model",
+    "runner_envs",
+    "train",
+]
 
 ENV_NAME = "crab-rl-phone"  # the PolicyView env, registered with ray.tune for the EnvRunners
 _MODULE_PATH = ("learner_group", "learner", "rl_module", "default_policy")
@@ -91,6 +101,17 @@ def algo_config(config: PPOConfig) -> Any:
         .rl_module(rl_module_spec=RLModuleSpec(module_class=CrabPPOModule, model_config={"hidden": 128}))
         .debugging(seed=config.seed)
     )
+
+
+def init_ray(num_cpus: int, address: str = "") -> None:
+    """``ray.init``: a local Ray of ``num_cpus`` CPUs (or join ``address``), its workers at this process's
+    niceness. Ray starts them 15 nicer than itself by default, so on a shared machine the EnvRunners, which
+    step the envs, would lose the CPU to everything else, the driver's learner included."""
+    import ray
+
+    os.environ.setdefault("RAY_worker_niceness", "0")
+    ray.init(address=address or None, num_cpus=None if address else num_cpus, include_dashboard=False,
+             log_to_driver=False)  # fmt: skip
 
 
 def build_algo(config: PPOConfig) -> Any:
@@ -165,8 +186,7 @@ def train(
     t0 = time.perf_counter()
     started = not ray.is_initialized()
     if started:
-        ray.init(address=address or None, num_cpus=None if address else config.env_runners + 1,
-                 include_dashboard=False, log_to_driver=False)  # fmt: skip
+        init_ray(config.env_runners + 1, address)
     eval_env = ppo.make_env(config, "heldout", seed=config.seed) if eval_every > 0 else None
     curve: list[dict[str, Any]] = []
     steps, train_seconds = 0, 0.0
