@@ -16,10 +16,10 @@ def add_parsers(sub: Any) -> None:
     t = sub.add_parser(
         "train",
         help="train PPO on the rl-phone task families (or --eval a saved run)",
-        description="Train SB3 PPO on the rl-phone families -- one policy per family in --out/FAMILY, or "
-        "with --joint one policy for all in --out -- each run folder holding model.zip, config.json and "
-        "curve.json; with --eval RUN, evaluate saved runs (a run folder or a folder of them) and the random "
-        "agent on held-out seeds.",
+        description="Train PPO (SB3, or RLlib with --engine rllib) on the rl-phone families -- one policy "
+        "per family in --out/FAMILY, or with --joint one policy for all in --out -- each run folder holding "
+        "model.zip (rllib: rllib/), config.json and curve.json; with --eval RUN, evaluate saved runs (a run "
+        "folder or a folder of them) and the random agent on held-out seeds.",
     )
     t.add_argument("--out", default="runs/ppo", help="the run folder to write (train)")
     t.add_argument("--eval", default="", metavar="RUN", help="evaluate this run folder (or its model.zip)")
