@@ -74,6 +74,9 @@ class PPOConfig:
     clip_range: float = 0.2
     seed: int = 0
     torch_threads: int = 1
+    engine: str = "sb3"  # "sb3" (SB3 PPO) or "rllib" (RLlib PPO: crab_gym.baselines.rllib_ppo)
+    env_runners: int = 2  # rllib: EnvRunners (a process each) ...
+    envs_per_runner: int = 2  # ... of this many envs each
     vocabulary: tuple[str, ...] = field(default=())  # filled from the training tasks by train()
 
     def to_json(self) -> dict[str, Any]:
@@ -114,6 +117,8 @@ class PPOConfig:
             raise ValueError(
                 f"{source}: field 'vec' must be 'dummy', 'subproc' or 'batched', got {config.vec!r}"
             )
+        if config.engine not in ("sb3", "rllib"):
+            raise ValueError(f"{source}: field 'engine' must be 'sb3' or 'rllib', got {config.engine!r}")
         return config
 
 
@@ -382,9 +387,9 @@ def load(path: str | Path) -> tuple[Any, PPOConfig]:
     if folder.suffix == ".zip":
         folder = folder.parent
     model_file, config_file = folder / "model.zip", folder / "config.json"
-    for f in (model_file, config_file):
+    for f in (config_file,) if (folder / "rllib").is_dir() else (model_file, config_file):
         if not f.is_file():
-            raise ValueError(f"{f}: missing (a run folder holds model.zip and config.json)")
+            raise ValueError(f"{f}: missing (a run folder holds model.zip or rllib/, and config.json)")
     try:
         data = json.loads(config_file.read_text())
     except json.JSONDecodeError as e:
@@ -392,6 +397,10 @@ def load(path: str | Path) -> tuple[Any, PPOConfig]:
     config = PPOConfig.from_json(data, str(config_file))
     if not config.vocabulary:
         raise ValueError(f"{config_file}: field 'vocabulary' is empty")
+    if config.engine == "rllib":
+        from crab_gym.baselines.rllib_ppo import load_model
+
+        return load_model(folder), config
     try:
         model = PPO.load(model_file, device="cpu")
     except Exception as e:  # a truncated or foreign zip

@@ -16,10 +16,10 @@ def add_parsers(sub: Any) -> None:
     t = sub.add_parser(
         "train",
         help="train PPO on the rl-phone task families (or --eval a saved run)",
-        description="Train SB3 PPO on the rl-phone families -- one policy per family in --out/FAMILY, or "
-        "with --joint one policy for all in --out -- each run folder holding model.zip, config.json and "
-        "curve.json; with --eval RUN, evaluate saved runs (a run folder or a folder of them) and the random "
-        "agent on held-out seeds.",
+        description="Train PPO (SB3, or RLlib with --engine rllib) on the rl-phone families -- one policy "
+        "per family in --out/FAMILY, or with --joint one policy for all in --out -- each run folder holding "
+        "model.zip (rllib: rllib/), config.json and curve.json; with --eval RUN, evaluate saved runs (a run "
+        "folder or a folder of them) and the random agent on held-out seeds.",
     )
     t.add_argument("--out", default="runs/ppo", help="the run folder to write (train)")
     t.add_argument("--eval", default="", metavar="RUN", help="evaluate this run folder (or its model.zip)")
@@ -32,6 +32,13 @@ def add_parsers(sub: Any) -> None:
         default="",
         help="dummy (in-process), subproc (a process per env) or batched (make_vec: a worker per core)",
     )
+    t.add_argument(
+        "--engine",
+        default="",
+        help="sb3 (Stable-Baselines3, default) or rllib (RLlib EnvRunners; the ray extra)",
+    )
+    t.add_argument("--env-runners", type=int, default=0, help="rllib: EnvRunners, a process each (default 2)")
+    t.add_argument("--envs-per-runner", type=int, default=0, help="rllib: envs of each EnvRunner (default 2)")
     t.add_argument("--seed", type=int, default=None)
     t.add_argument("--joint", action="store_true", help="one policy for every family (default: one each)")
     t.add_argument("--parallel", type=int, default=2, help="policies trained at a time (one per family)")
@@ -58,7 +65,7 @@ def _config(args: argparse.Namespace) -> Any:
     overrides: dict[str, Any] = {}
     if args.families:
         overrides["families"] = [f for f in args.families.split(",") if f]
-    for key in ("timesteps", "n_envs", "vec"):
+    for key in ("timesteps", "n_envs", "vec", "engine", "env_runners", "envs_per_runner"):
         if getattr(args, key):
             overrides[key] = getattr(args, key)
     if args.seed is not None:
@@ -92,7 +99,9 @@ def train_command(args: argparse.Namespace) -> int:
         return 2
     if not args.eval:
         t0 = time.perf_counter()
-        if args.joint:
+        if config.engine == "rllib":
+            _train_rllib(config, args)
+        elif args.joint:
 
             def show(row: dict[str, Any]) -> None:
                 fams = " ".join(f"{k} {v['success']:.2f}" for k, v in row["families"].items())
@@ -111,6 +120,29 @@ def train_command(args: argparse.Namespace) -> int:
         return 2
     print(result_table(evaluate_runs(runs, args.split, args.episodes)))
     return 0
+
+
+def _train_rllib(config: Any, args: argparse.Namespace) -> None:
+    """RLlib training, one policy per family in turn (each run has the machine's cores), or --joint one."""
+    import dataclasses
+
+    from crab_gym.baselines import rllib_ppo
+
+    groups = [config.families] if args.joint else [(f,) for f in config.families]
+    for families in groups:
+        name = "+".join(families)
+
+        def show(row: dict[str, Any], name: str = name) -> None:  # this run's name, not the loop's last
+            fams = " ".join(f"{k} {v['success']:.2f}" for k, v in row["families"].items())
+            print(f"[rllib {name}] {row['steps']:7d} steps {row['seconds']:6.0f} s  held-out success: {fams}",
+                  flush=True)  # fmt: skip
+
+        out = Path(args.out) if args.joint else Path(args.out) / name
+        one = dataclasses.replace(config, families=families, vocabulary=())
+        stats = rllib_ppo.train(one, out, eval_every=args.eval_every, on_eval=show)[2]
+        print(f"[rllib {name}] {stats['steps']:.0f} env steps in {stats['seconds']:.0f} s: "
+              f"{stats['steps_per_s']:.1f} steps/s ({stats['env_runners']:.0f} EnvRunners, "
+              f"{stats['envs']:.0f} envs in all)", flush=True)  # fmt: skip
 
 
 def evaluate_runs(

@@ -1,0 +1,102 @@
+"""`crab-gym train --engine rllib`: RLlib PPO on two rl-phone families through 2 EnvRunners of 2 envs each;
+the envs of every runner draw their own tasks, and the Algorithm checkpoint is read back by ``ppo.load`` (the
+path SB3's model.zip takes), acts validly on held-out seeds and scores as it did at the end of training."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("ray.rllib")
+pytest.importorskip("stable_baselines3")
+
+from crab_gym.baselines import ppo, rllib_ppo  # noqa: E402
+from crab_gym.cli import main  # noqa: E402
+
+FAMILIES = ("create_item", "dial_number")
+SMALL = dict(families=list(FAMILIES), tasks_per_family=4, timesteps=256, n_steps=64, batch_size=64,
+             n_epochs=1, env_runners=2, envs_per_runner=2, train_phone_seeds=[0, 1],
+             heldout_phone_seeds=[1000])  # fmt: skip
+
+
+@pytest.mark.ray
+def test_the_envs_of_every_runner_draw_their_own_tasks(local_ray):
+    config = ppo.PPOConfig.from_json(SMALL)
+    config.vocabulary = ppo.vocabulary_for(config)
+
+    def next_tasks(runner) -> list[tuple[str, ...]]:  # nested: pickled by value for the runners
+        """One step of each env (RLlib's seeded first reset), then the next 4 tasks of each."""
+        runner.sample(num_timesteps=runner.num_envs, random_actions=True)
+        draws = []
+        for env in runner.env.unwrapped.envs:
+            ids = []
+            for _ in range(4):
+                env.reset()
+                ids.append(env.unwrapped.task.id)
+            draws.append(tuple(ids))
+        return draws
+
+    algo = rllib_ppo.build_algo(config)
+    try:
+        assert rllib_ppo.runner_envs(algo) == [2, 2]
+        per_runner = algo.env_runner_group.foreach_env_runner(next_tasks, local_env_runner=False)
+    finally:
+        algo.stop()
+    draws = [d for runner in per_runner for d in runner]
+    assert len(draws) == 4
+    assert len(set(draws)) == 4, draws  # RLlib's seeds overlap across runners (seed + runner + env)
+    assert {t.split("-")[1] for d in draws for t in d} <= set(FAMILIES)
+
+
+@pytest.mark.ray
+def test_train_saves_a_checkpoint_that_ppo_load_reads_and_evaluates(local_ray, tmp_path, capsys):
+    config_file, out = tmp_path / "ppo.json", tmp_path / "run"
+    config_file.write_text(json.dumps(SMALL))
+    args = ["train", "--engine", "rllib", "--joint", "--config", str(config_file), "--out", str(out)]
+    assert main([*args, "--eval-every", "256", "--episodes", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "(2 EnvRunners, 4 envs in all)" in printed, printed
+    table = printed[printed.index("random SR") :]
+    assert "ppo SR" in table and all(f in table for f in FAMILIES) and "open_app" not in table
+
+    assert (out / "rllib").is_dir() and not (out / "model.zip").exists()
+    curve = json.loads((out / "curve.json").read_text())
+    assert curve[0]["steps"] == 0 and curve[-1]["steps"] >= 256
+    assert set(curve[-1]["families"]) == set(FAMILIES)
+
+    model, config = ppo.load(out)
+    assert isinstance(model, rllib_ppo.RLlibModel) and config.engine == "rllib"
+    assert config.families == FAMILIES and config.vocabulary
+    env = ppo.make_env(config, "heldout", seed=config.seed)
+    try:
+        obs, _ = env.reset(seed=1)
+        for _ in range(3):
+            action, _ = model.predict(obs, deterministic=True)
+            assert env.action_space.contains(action), action
+            assert (model.predict(obs)[0] == action).all()  # greedy: the same action again
+            obs, _, _, _, info = env.step(action)
+            assert "invalid_action" not in info or "element" not in info["invalid_action"]  # masked away
+        with pytest.raises(ValueError, match="greedy"):
+            model.predict(obs, deterministic=False)
+        again = ppo.evaluate(ppo.model_policy(model), env, episodes_per_family=16)  # the curve's episodes
+    finally:
+        env.close()
+    for family in FAMILIES:
+        assert again[family]["success"] == curve[-1]["families"][family]["success"]
+        assert again[family]["return"] == pytest.approx(curve[-1]["families"][family]["return"])
+
+
+def test_a_broken_checkpoint_is_a_one_line_error_naming_it(tmp_path, capsys):
+    config = ppo.PPOConfig.from_json({**SMALL, "engine": "rllib", "vocabulary": ["a"]})
+    (tmp_path / "config.json").write_text(json.dumps(config.to_json()))
+    (tmp_path / "rllib").mkdir()
+    with pytest.raises(ValueError, match=r"default_policy: missing"):
+        ppo.load(tmp_path)
+    module = tmp_path.joinpath("rllib", *rllib_ppo._MODULE_PATH)
+    module.mkdir(parents=True)
+    (module / "module_state.pt").write_bytes(b"truncated")
+    with pytest.raises(ValueError, match=r"default_policy: not an RLlib module checkpoint"):
+        ppo.load(tmp_path)
+    assert main(["train", "--eval", str(tmp_path)]) == 2
+    assert "default_policy" in capsys.readouterr().err
