@@ -3,9 +3,9 @@ from tree A or tree B (``PYTHONPATH``), alternating, each making ``Crab-Android-
 phone case does (rl-phone tasks, 96x208) and taking its first observation.
 
 Per tree: medians of wall seconds to the first observation (and the child's split: imports, make, first
-reset), of the child's CPU seconds (less sensitive to a loaded machine than wall time), and of its PSS after
-the first observation; then the B/A ratio of each, paired by round. Bytecode is cached per tree (one untimed
-start each), as an installed package has it.
+reset), of the child's CPU seconds (less sensitive to a loaded machine than wall time), and of its PSS
+after the first observation (and whether it imported networkx); then the B/A ratio of each, paired by
+round. Bytecode is cached per tree (one untimed start each), as an installed package has it.
 
 Run: .venv/bin/python bench/phone_start.py TREE_A TREE_B [rounds]   (e.g. /work/main .)
 """
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 CHILD = """
-import time, json
+import time, json, sys
 t0 = time.perf_counter()
 import gymnasium as gym, crab_gym
 t1 = time.perf_counter()
@@ -31,7 +31,9 @@ t2 = time.perf_counter()
 env.reset(seed=0)
 t3 = time.perf_counter()
 pss = next(int(ln.split()[1]) for ln in open("/proc/self/smaps_rollup") if ln.startswith("Pss:")) / 1024
-print(json.dumps({"imports": t1 - t0, "make": t2 - t1, "reset": t3 - t2, "pss_mb": pss}), flush=True)
+nx = "networkx" in sys.modules
+out = {"imports": t1 - t0, "make": t2 - t1, "reset": t3 - t2, "pss_mb": pss, "networkx": nx}
+print(json.dumps(out), flush=True)
 env.close()
 """
 
@@ -46,7 +48,9 @@ def _env(tree: Path) -> dict[str, str]:
 def start(tree: Path) -> dict[str, float]:
     """One cold start from ``tree``: wall to the first observation, the child's split, its CPU and PSS."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True, env=_env(tree))
+    proc = subprocess.Popen(  # cwd: ``-c`` puts it first on sys.path, before PYTHONPATH
+        [sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True, env=_env(tree), cwd=tree
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     wall = time.perf_counter() - t0
