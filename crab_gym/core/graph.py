@@ -8,13 +8,43 @@ same update. The completion ratio is the share of passed nodes; the task succeed
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from crab_gym.core.evaluators import Check, CheckResult, _StateMemo
 
-__all__ = ["GraphEvaluator"]
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = ["GraphEvaluator", "topological_order"]
+
+
+def topological_order(
+    nodes: Iterable[Hashable], edges: Iterable[tuple[Hashable, Hashable]]
+) -> list[Hashable]:
+    """The nodes in networkx's ``topological_sort`` order (generation by generation, in insertion order of
+    nodes and edges; repeated edges count once), without importing networkx; ``ValueError`` on a cycle."""
+    succs: dict[Hashable, dict[Hashable, None]] = {n: {} for n in nodes}
+    for u, v in edges:
+        succs.setdefault(u, {})[v] = None
+        succs.setdefault(v, {})
+    indegree = dict.fromkeys(succs, 0)
+    for children in succs.values():
+        for child in children:
+            indegree[child] += 1
+    order: list[Hashable] = []
+    generation = [n for n, d in indegree.items() if d == 0]
+    while generation:
+        order += generation
+        following = []
+        for node in generation:
+            for child in succs[node]:
+                indegree[child] -= 1
+                if indegree[child] == 0:
+                    following.append(child)
+        generation = following
+    if len(order) != len(succs):
+        raise ValueError("the graph has a cycle")
+    return order
 
 
 class GraphEvaluator:
@@ -25,6 +55,8 @@ class GraphEvaluator:
     """
 
     def __init__(self, graph: nx.DiGraph) -> None:
+        import networkx as nx  # the caller has a networkx graph: already imported
+
         if graph.number_of_nodes() == 0:
             raise ValueError("a task graph needs at least one node")
         for node, data in graph.nodes(data=True):
@@ -39,20 +71,62 @@ class GraphEvaluator:
         else:
             path = [u for u, _ in cycle] + [cycle[0][0]]
             raise ValueError("a task graph must be acyclic; cycle: " + " -> ".join(map(repr, path)))
-        self.graph = graph
-        self.nodes: tuple[Hashable, ...] = tuple(nx.topological_sort(graph))
+        self._graph: nx.DiGraph | None = graph
+        self._setup(
+            tuple(nx.topological_sort(graph)),
+            {n: graph.nodes[n]["check"] for n in graph.nodes},
+            {n: tuple(graph.successors(n)) for n in graph.nodes},
+        )
+
+    def _setup(
+        self,
+        order: Sequence[Hashable],
+        checks: Mapping[Hashable, Check],
+        succs: Mapping[Hashable, Sequence[Hashable]],
+    ) -> None:
+        self.nodes: tuple[Hashable, ...] = tuple(order)
         index = {node: i for i, node in enumerate(self.nodes)}
         self._index = index
-        self._checks: tuple[Check, ...] = tuple(graph.nodes[n]["check"] for n in self.nodes)
-        self._preds = tuple(tuple(index[p] for p in graph.predecessors(n)) for n in self.nodes)
-        self._succs = tuple(tuple(index[s] for s in graph.successors(n)) for n in self.nodes)
+        self._checks: tuple[Check, ...] = tuple(checks[n] for n in self.nodes)
+        self._succs = tuple(tuple(index[s] for s in succs[n]) for n in self.nodes)
+        preds: list[list[int]] = [[] for _ in self.nodes]
+        for i, succ in enumerate(self._succs):
+            for j in succ:
+                preds[j].append(i)
+        self._preds = tuple(map(tuple, preds))
         self._sinks = tuple(i for i, succ in enumerate(self._succs) if not succ)
         self._n = len(self.nodes)
         self.reset()
 
     @classmethod
+    def _from_dag(cls, checks: Sequence[Check], succs: Sequence[Sequence[int]]) -> GraphEvaluator:
+        """Node ``i`` carries ``checks[i]`` and precedes ``succs[i]`` (in that order, no repeats), acyclic:
+        the evaluator ``cls(graph)`` builds for the same networkx graph, without importing networkx."""
+        self = cls.__new__(cls)
+        self._graph = None
+        nodes = range(len(checks))
+        order = topological_order(nodes, ((i, j) for i in nodes for j in succs[i]))
+        self._setup(order, dict(enumerate(checks)), dict(enumerate(succs)))
+        return self
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The task graph (networkx; built on first use for an evaluator made without one)."""
+        if self._graph is None:
+            import networkx as nx
+
+            g: nx.DiGraph[Hashable] = nx.DiGraph()
+            for i in range(self._n):
+                g.add_node(i, check=self._checks[self._index[i]])
+            g.add_edges_from((i, self.nodes[j]) for i in range(self._n) for j in self._succs[self._index[i]])
+            self._graph = g
+        return self._graph
+
+    @classmethod
     def from_checks(cls, checks: Sequence[Check], edges: Iterable[tuple[int, int]]) -> GraphEvaluator:
         """A graph whose node ``i`` carries ``checks[i]``; edges ``(i, j)`` mean i must pass before j."""
+        import networkx as nx
+
         graph: nx.DiGraph[int] = nx.DiGraph()
         for i, check in enumerate(checks):
             graph.add_node(i, check=check)

@@ -11,16 +11,18 @@ from __future__ import annotations
 import json
 import re
 import string
+import sys
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeAlias, cast
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from crab_gym.core.evaluators import Check
 from crab_gym.core.events import DeviceEvent, EventError
-from crab_gym.core.graph import GraphEvaluator
+from crab_gym.core.graph import GraphEvaluator, topological_order
+
+if TYPE_CHECKING:
+    import networkx as nx
 from crab_gym.core.user import SimulatedUser, UserFact
 
 __all__ = [
@@ -58,6 +60,8 @@ GraphLike: TypeAlias = "nx.DiGraph | Sequence[Check]"
 
 def chain(*checks: Check) -> nx.DiGraph:
     """A graph in which each check needs the one before it."""
+    import networkx as nx
+
     g: nx.DiGraph[int] = nx.DiGraph()
     for i, c in enumerate(checks):
         g.add_node(i, check=c)
@@ -66,10 +70,15 @@ def chain(*checks: Check) -> nx.DiGraph:
     return g
 
 
+def _is_digraph(value: GraphLike) -> bool:
+    nx = sys.modules.get("networkx")  # not imported yet: nobody has built a networkx graph
+    return nx is not None and isinstance(value, nx.DiGraph)
+
+
 def _as_graph(value: GraphLike) -> nx.DiGraph:
-    if isinstance(value, nx.DiGraph):
-        return value
-    return chain(*value)
+    if _is_digraph(value):
+        return cast("nx.DiGraph", value)
+    return chain(*cast("Sequence[Check]", value))
 
 
 # The task sets a template's tasks may be drawn into (``SubTaskTemplate.sets``; crab_gym.tasks builds them):
@@ -232,15 +241,13 @@ class Task:
     def __post_init__(self) -> None:
         if not self.subtasks:
             raise ValueError(f"task {self.id}: needs at least one sub-task")
-        g: nx.DiGraph[int] = nx.DiGraph()
-        g.add_nodes_from(range(len(self.subtasks)))
         for u, v in self.edges:
             if not (0 <= u < len(self.subtasks) and 0 <= v < len(self.subtasks)):
                 raise ValueError(f"task {self.id}: adjlist edge {u}->{v} names a missing sub-task")
-            g.add_edge(u, v)
-        if not nx.is_directed_acyclic_graph(g):
-            raise ValueError(f"task {self.id}: adjlist has a cycle")
-        self._order = list(nx.topological_sort(g))
+        try:
+            self._order = cast("list[int]", topological_order(range(len(self.subtasks)), self.edges))
+        except ValueError:
+            raise ValueError(f"task {self.id}: adjlist has a cycle") from None
 
     @property
     def platforms(self) -> tuple[str, ...]:
@@ -255,13 +262,18 @@ class Task:
     def apps(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(a for s in self.subtasks for a in s.template.apps))
 
-    def graph(self) -> nx.DiGraph:
-        """Union of the sub-task graphs, sinks of each predecessor linked to sources of its successor."""
+    def graph(self, parts: Sequence[GraphLike] | None = None) -> nx.DiGraph:
+        """Union of the sub-task graphs, sinks of each predecessor linked to sources of its successor
+        (``parts``: what the sub-tasks' templates gave, if already asked)."""
+        import networkx as nx
+
+        if parts is None:
+            parts = [s.template.evaluator(**s.attributes) for s in self.subtasks]
         g: nx.DiGraph[Hashable] = nx.DiGraph()
         sources: dict[int, list[Any]] = {}
         sinks: dict[int, list[Any]] = {}
-        for i, sub in enumerate(self.subtasks):
-            sg = sub.graph()
+        for i, part in enumerate(parts):
+            sg = _as_graph(part)
             mapping = {n: (i, n) for n in sg.nodes}
             g.update(nx.relabel_nodes(sg, mapping))
             sources[i] = [mapping[n] for n in sg.nodes if sg.in_degree(n) == 0]
@@ -272,7 +284,20 @@ class Task:
         return cast("nx.DiGraph[int]", nx.convert_node_labels_to_integers(g, ordering="sorted"))
 
     def evaluator(self) -> GraphEvaluator:
-        return GraphEvaluator(self.graph())
+        parts = [s.template.evaluator(**s.attributes) for s in self.subtasks]
+        if any(_is_digraph(p) or not p or not all(isinstance(c, Check) for c in p) for p in parts):
+            return GraphEvaluator(self.graph(parts))  # and its errors for an empty or malformed part
+        # Every sub-task a chain of checks: the graph graph() would build, numbered as it numbers it
+        # (sub-task by sub-task), without networkx (an import of ~0.1 s at every process start).
+        chains = [list(cast("Sequence[Check]", p)) for p in parts]
+        first = [sum(map(len, chains[:i])) for i in range(len(chains))]
+        checks = [c for ch in chains for c in ch]
+        succs: list[dict[int, None]] = [{n + 1: None} for n in range(len(checks))]
+        for i, ch in enumerate(chains):
+            succs[first[i] + len(ch) - 1] = {}
+        for u, v in self.edges:
+            succs[first[u] + len(chains[u]) - 1][first[v]] = None
+        return GraphEvaluator._from_dag(checks, [list(s) for s in succs])
 
     def fed_inputs(self, i: int) -> set[str]:
         """Input attributes of sub-task ``i`` whose value is the output of a predecessor (an edge into it)."""

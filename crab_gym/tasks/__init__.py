@@ -29,9 +29,10 @@ def load_tasks(name: str = "v0") -> list[Task]:
     "interactive": tasks that need the user or react to events; "all": v0 and those; "generated": 100 tasks
     from seed 0), from a JSON file path, or from CRAB's ``crab-benchmark-v0/dataset`` folder (whole, or
     ``"crab-v0:PATH"``: only its files that load today, see ``crab-gym tasks import-crab``)."""
-    from crab_gym.tasks.handmade import handmade_tasks
     from crab_gym.tasks.interactive import INTERACTIVE_SETS, interactive_tasks
 
+    if name in ("v0", "all"):  # handmade's networkx graphs: imported only when needed (cold start)
+        from crab_gym.tasks.handmade import handmade_tasks
     if name == "v0":
         return tasks_from_file(DATA / "v0.json") + handmade_tasks()
     if name.split(":")[0] == "v1":

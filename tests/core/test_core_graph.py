@@ -203,3 +203,37 @@ def test_ad_hoc_checks_work_too() -> None:
     g = GraphEvaluator.from_checks([always, flag(name="q")], [(0, 1)])
     assert g.update(states()) == [0]
     assert g.active == {1}
+
+
+def test_topological_order_is_networkx_order() -> None:
+    import random
+
+    import networkx as nx
+
+    from crab_gym.core.graph import topological_order
+
+    rng = random.Random(0)
+    for _ in range(200):
+        n = rng.randint(1, 9)
+        perm = rng.sample(range(n), n)  # a DAG along a random permutation, edges in random order, repeats
+        edges = [(perm[a], perm[b]) for a in range(n) for b in range(a + 1, n) if rng.random() < 0.4]
+        edges = rng.sample(edges, len(edges)) + edges[:2]
+        nodes = rng.sample(range(n), n)
+        g: nx.DiGraph[int] = nx.DiGraph()
+        g.add_nodes_from(nodes)
+        g.add_edges_from(edges)
+        assert topological_order(nodes, edges) == list(nx.topological_sort(g))
+    with pytest.raises(ValueError, match="cycle"):
+        topological_order([0, 1, 2], [(0, 1), (1, 2), (2, 0)])
+
+
+def test_a_tasks_evaluator_without_networkx_is_the_one_from_its_graph() -> None:
+    from crab_gym.tasks import load_tasks
+
+    for task in load_tasks("rl-phone") + load_tasks("v0"):
+        fast, full = task.evaluator(), GraphEvaluator(task.graph())
+        assert fast.nodes == full.nodes and fast._checks == full._checks and fast._succs == full._succs
+        assert sorted(fast.graph.edges) == sorted(full.graph.edges), task.id
+        assert [fast.graph.nodes[n]["check"] for n in fast.graph] == [
+            full.graph.nodes[n]["check"] for n in full.graph
+        ]

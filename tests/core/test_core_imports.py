@@ -62,3 +62,16 @@ def test_gym_make_finds_the_v0_templates():
     )
     assert res.returncode == 0, res.stderr
     assert int(res.stdout) > 50
+
+
+def test_a_phone_env_starts_without_networkx():
+    """Cold start (docs/scale.md): the rl-phone tasks' graphs are chains, built without networkx."""
+    res = _python(
+        "import sys, gymnasium as gym, crab_gym\n"
+        "env = gym.make('Crab-Android-v0', tasks='rl-phone', obs_size={'android': (96, 208)})\n"
+        "env.reset(seed=0)\n"
+        "env.step(env.action_space.sample())\n"
+        "print('networkx' in sys.modules)\n"
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "False"
