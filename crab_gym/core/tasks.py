@@ -1,29 +1,43 @@
-"""Sub-task templates, tasks composed from them, and the CRAB task JSON shape.
+"""Tasks composed from sub-task templates (``crab_gym.core.templates``, whose names this module also
+exports), and the CRAB task JSON shape.
 
-A :class:`SubTaskTemplate` turns typed attributes into an instruction, a small DAG of checks, a setup of
-device state and a scripted solution. A :class:`Task` is sub-task instances plus edges between them; its
-evaluator graph is the union of the sub-task graphs with an edge from every sink of a predecessor sub-task to
-every source of its successor.
+A :class:`Task` is sub-task instances plus edges between them; its evaluator graph is the union of the
+sub-task graphs with an edge from every sink of a predecessor sub-task to every source of its successor.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import string
-import sys
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from crab_gym.core.evaluators import Check
 from crab_gym.core.events import DeviceEvent, EventError
 from crab_gym.core.graph import GraphEvaluator, topological_order
+from crab_gym.core.templates import (
+    ASK_SETS,
+    BASE_SETS,
+    EVENT_SETS,
+    TEMPLATES,
+    V0_SETS,
+    V1_SETS,
+    GraphLike,
+    Step,
+    SubTask,
+    SubTaskTemplate,
+    as_graph,
+    chain,
+    get_template,
+    is_digraph,
+    register,
+)
+from crab_gym.core.user import SimulatedUser
 
 if TYPE_CHECKING:
     import networkx as nx
-from crab_gym.core.user import SimulatedUser, UserFact
 
 __all__ = [
     "ASK_SETS",
@@ -44,187 +58,6 @@ __all__ = [
     "task_from_json",
     "tasks_from_file",
 ]
-
-
-@dataclass(frozen=True)
-class Step:
-    """One action of a scripted solution: which device, which action, its parameters."""
-
-    env: str
-    action: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-
-GraphLike: TypeAlias = "nx.DiGraph | Sequence[Check]"
-
-
-def chain(*checks: Check) -> nx.DiGraph:
-    """A graph in which each check needs the one before it."""
-    import networkx as nx
-
-    g: nx.DiGraph[int] = nx.DiGraph()
-    for i, c in enumerate(checks):
-        g.add_node(i, check=c)
-        if i:
-            g.add_edge(i - 1, i)
-    return g
-
-
-def _is_digraph(value: GraphLike) -> bool:
-    nx = sys.modules.get("networkx")  # not imported yet: nobody has built a networkx graph
-    return nx is not None and isinstance(value, nx.DiGraph)
-
-
-def _as_graph(value: GraphLike) -> nx.DiGraph:
-    if _is_digraph(value):
-        return cast("nx.DiGraph", value)
-    return chain(*cast("Sequence[Check]", value))
-
-
-# The task sets a template's tasks may be drawn into (``SubTaskTemplate.sets``; crab_gym.tasks builds them):
-# "v0" the fixed benchmark (closed: a template added later is never in it), "generated" what
-# ``generate_tasks`` draws, "v1" the large set, "ask-user" and "events" the interactive sets.
-BASE_SETS = frozenset({"generated", "v1"})  # a template's default: drawn by the generator and in v1
-V0_SETS = BASE_SETS | {"v0"}  # the 51 templates v0 was built from
-ASK_SETS = frozenset({"ask-user", "v1"})  # only finished by asking the user
-EVENT_SETS = frozenset({"events", "v1"})  # reacts to device events
-V1_SETS = frozenset({"v1"})  # CRAB's sub-tasks beyond v0's: in v1, never drawn by the generator
-_INTERACTIVE_SETS = frozenset({"ask-user", "events"})
-
-
-@dataclass(frozen=True)
-class SubTaskTemplate:
-    """A family of sub-tasks: typed attributes in, instruction, checks, setup and solution out.
-
-    ``evaluator(**attrs)`` returns a DAG (or a list of checks, chained); ``setup(envs, **attrs)`` prepares
-    device state through the sub-envs' named setup operations; ``solution(**attrs)`` returns the steps that
-    solve it from the pristine state after setup.
-    """
-
-    id: str
-    description: str
-    attributes: Mapping[str, str]  # attribute name -> attribute type name
-    evaluator: Callable[..., GraphLike]
-    solution: Callable[..., list[Step]]
-    setup: Callable[..., None] | None = None
-    platforms: tuple[str, ...] = ()
-    apps: tuple[str, ...] = ()
-    output_type: str | None = None
-    output: Callable[..., Any] | None = None  # attrs -> the value this sub-task produces
-    # Composition (see crab_gym.tasks.composition). ``inputs``: attributes a predecessor's output may fill
-    # (each one's attribute type is an input type of this template). ``screen_setup``: the setup opens a
-    # window or otherwise fixes what a device shows, so in a composed task this sub-task must be the first
-    # to act on its devices. ``setup_inputs``: inputs the setup exists only to prepare (it writes the file
-    # an input names), so the setup is skipped when a predecessor feeds one of them.
-    inputs: tuple[str, ...] = ()
-    screen_setup: bool = False
-    setup_inputs: tuple[str, ...] = ()
-    # ``setup_each``: the setup prepares each of its setup_inputs on its own (one file each), so a fed one is
-    # passed as None (its predecessor makes it) and the setup still prepares the others.
-    setup_each: bool = False
-    # Attributes the agent must find out on the devices (a contact's number, a code in a message): checks
-    # use them, the instruction does not state them. The task lint requires every other attribute a check
-    # uses to appear in the instruction.
-    hidden: tuple[str, ...] = ()
-    # What the task's simulated user knows and answers to ``ask_user`` (crab_gym.core.user): hidden
-    # attributes only the user can tell. Such a template is interactive: in "ask-user" (ASK_SETS).
-    user: tuple[UserFact, ...] = ()
-    # Device events its tasks schedule (crab_gym.core.events): attributes -> events; interactive too, in
-    # "events" (EVENT_SETS).
-    events: Callable[..., Sequence[DeviceEvent]] | None = None
-    # The task sets its tasks may be drawn into (see BASE_SETS); empty: registered only for task files
-    # that name it (CRAB's UUIDs). An interactive template is never in "v0" or "generated".
-    sets: frozenset[str] = BASE_SETS
-
-    def __post_init__(self) -> None:
-        fields = {
-            f.split(".")[0].split("[")[0] for _, f, _, _ in string.Formatter().parse(self.description) if f
-        }
-        unknown = fields - set(self.attributes)
-        if unknown:
-            raise ValueError(f"template {self.id}: instruction uses undeclared attributes {sorted(unknown)}")
-        if not set(self.setup_inputs) <= set(self.inputs):
-            raise ValueError(f"template {self.id}: setup_inputs must be among inputs")
-        bad = (set(self.inputs) | set(self.hidden)) - set(self.attributes)
-        if bad:
-            raise ValueError(f"template {self.id}: inputs or hidden {sorted(bad)} are not attributes")
-        told = {f.attribute for f in self.user} - set(self.hidden)
-        if told:
-            raise ValueError(f"template {self.id}: user facts {sorted(told)} must be hidden attributes")
-        kinds = {"ask-user"} if self.user else set()
-        kinds |= {"events"} if self.events is not None else set()
-        wrong = self.sets & ({"v0", "generated"} | _INTERACTIVE_SETS if kinds else _INTERACTIVE_SETS) - kinds
-        if wrong:
-            raise ValueError(
-                f"template {self.id}: not a set for it: {sorted(wrong)} (a template with user facts takes "
-                "ASK_SETS, one with events EVENT_SETS, any other none of 'ask-user', 'events')"
-            )
-
-    @property
-    def interactive(self) -> bool:
-        """Its tasks need the user (``ask_user``) or react to device events."""
-        return bool(self.user) or self.events is not None
-
-    @property
-    def input_types(self) -> dict[str, str]:
-        """Input attribute -> its type: what a predecessor's output may fill."""
-        return {a: self.attributes[a] for a in self.inputs}
-
-    def instantiate(self, **attrs: Any) -> SubTask:
-        missing = set(self.attributes) - set(attrs)
-        extra = set(attrs) - set(self.attributes)
-        if missing or extra:
-            raise ValueError(
-                f"template {self.id}: attributes missing {sorted(missing)}, unknown {sorted(extra)}; "
-                f"expected {dict(self.attributes)}"
-            )
-        return SubTask(self, dict(attrs))
-
-
-TEMPLATES: dict[str, SubTaskTemplate] = {}
-"""Every registered template by id; which task sets draw from one is its ``sets``."""
-
-
-def register(template: SubTaskTemplate) -> SubTaskTemplate:
-    """Register a template by id."""
-    known = TEMPLATES.get(template.id)
-    if known is not None and known is not template:
-        raise ValueError(f"a sub-task template with id {template.id!r} is already registered")
-    TEMPLATES[template.id] = template
-    return template
-
-
-def get_template(template_id: str) -> SubTaskTemplate:
-    """A registered template by id. The built-in ones register when ``crab_gym.tasks`` is imported."""
-    try:
-        return TEMPLATES[template_id]
-    except KeyError:
-        raise KeyError(
-            f"unknown sub-task template {template_id!r} ({len(TEMPLATES)} registered; "
-            "the built-in templates register when crab_gym.tasks is imported)"
-        ) from None
-
-
-@dataclass(frozen=True)
-class SubTask:
-    template: SubTaskTemplate
-    attributes: dict[str, Any]
-
-    @property
-    def instruction(self) -> str:
-        return self.template.description.format(**self.attributes)
-
-    def graph(self) -> nx.DiGraph:
-        return _as_graph(self.template.evaluator(**self.attributes))
-
-    def output(self) -> Any:
-        return self.template.output(**self.attributes) if self.template.output else None
-
-    def events(self) -> list[DeviceEvent]:
-        return list(self.template.events(**self.attributes)) if self.template.events else []
-
-    def to_json(self) -> dict[str, Any]:
-        return {"task": self.template.id, "attribute": self.attributes, "output": self.output()}
 
 
 @dataclass
@@ -273,7 +106,7 @@ class Task:
         sources: dict[int, list[Any]] = {}
         sinks: dict[int, list[Any]] = {}
         for i, part in enumerate(parts):
-            sg = _as_graph(part)
+            sg = as_graph(part)
             mapping = {n: (i, n) for n in sg.nodes}
             g.update(nx.relabel_nodes(sg, mapping))
             sources[i] = [mapping[n] for n in sg.nodes if sg.in_degree(n) == 0]
@@ -285,7 +118,7 @@ class Task:
 
     def evaluator(self) -> GraphEvaluator:
         parts = [s.template.evaluator(**s.attributes) for s in self.subtasks]
-        if any(_is_digraph(p) or not p or not all(isinstance(c, Check) for c in p) for p in parts):
+        if any(is_digraph(p) or not p or not all(isinstance(c, Check) for c in p) for p in parts):
             return GraphEvaluator(self.graph(parts))  # and its errors for an empty or malformed part
         # Every sub-task a chain of checks: the graph graph() would build, numbered as it numbers it
         # (sub-task by sub-task), without networkx (an import of ~0.1 s at every process start).
@@ -405,7 +238,7 @@ def task_from_json(
         except ValueError as e:
             raise fail(f"{where}.attribute", str(e)) from None
         try:  # attribute values of the wrong kind break the template's instruction, checks or solution
-            sub.instruction, _as_graph(sub.graph()), sub.template.solution(**sub.attributes)
+            sub.instruction, as_graph(sub.graph()), sub.template.solution(**sub.attributes)
         except Exception as e:
             raise fail(
                 f"{where}.attribute", f"does not fit template {template.id} ({type(e).__name__}: {e})"

@@ -26,8 +26,8 @@ import numpy as np
 from PIL import Image
 
 from crab_gym.core.metrics import TERMINATION_REASONS, EpisodeRecord
-from crab_gym.episode.format import EpisodeWriter, jsonable
-from crab_gym.episode.space_json import space_to_json
+from crab_gym.episode.envmeta import describe_spaces, episode_meta
+from crab_gym.episode.writer import EpisodeWriter, jsonable
 
 __all__ = ["Prefix", "RecordEpisodes"]
 
@@ -232,49 +232,10 @@ class RecordEpisodes(gym.Wrapper, gym.utils.RecordConstructorArgs):
             env = env.env
         return None
 
-    def _wrappers(self) -> list[dict[str, Any]]:
-        out, env = [], self.env
-        while isinstance(env, gym.Wrapper):
-            out.append({"class": f"{type(env).__module__}.{type(env).__name__}",
-                        "kwargs": getattr(env, "_saved_kwargs", {})})  # fmt: skip
-            env = env.env
-        return out[::-1]
-
     def _meta(self, seed: int | None, options: dict[str, Any], info: Mapping[str, Any]) -> dict[str, Any]:
-        import crab_gym
-
-        crab: Any = self.env.unwrapped
-        screens = crab.last_screens() if hasattr(crab, "last_screens") else {}
-        spec = getattr(crab, "spec", None)
-        meta: dict[str, Any] = {
-            "task_id": info.get("task_id"),
-            "seed": seed,
-            "options": options,
-            "instruction": info.get("instruction"),
-            "env_id": spec.id if spec is not None else None,
-            "env_kwargs": dict(spec.kwargs) if spec is not None else {},
-            "devices": list(getattr(crab, "subenvs", {})),
-            "backends": crab.backend_names() if hasattr(crab, "backend_names") else {},
-            "action_mode": info.get("action_mode", "gui"),
-            "wrappers": self._wrappers(),
-            "package": {"name": "crab-gym", "version": crab_gym.__version__},
-            "started": time.time(),
-            "initial_completion_ratio": info.get("initial_completion_ratio"),
-            "screen_sizes": {n: list(f.shape[1::-1]) for n, f in screens.items()},
-            "downscale": self.downscale,
-        }
         if self._spaces is None:  # the spaces do not change: described once
-            try:
-                self._spaces = {
-                    "observation_space": space_to_json(self.env.observation_space),
-                    "action_space": space_to_json(self.env.action_space),
-                }
-                if hasattr(crab, "codec"):
-                    self._spaces["env_action_space"] = space_to_json(crab.action_space)
-            except TypeError as e:  # a custom space of a user's wrapper: the episode is still recorded
-                self._spaces = {"spaces_error": str(e)}
-        meta.update(self._spaces)
-        return meta
+            self._spaces = describe_spaces(self.env)
+        return episode_meta(self.env, seed, options, info, self.downscale) | self._spaces
 
     def _screens(self) -> dict[str, str]:
         crab: Any = self.env.unwrapped

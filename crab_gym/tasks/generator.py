@@ -11,7 +11,8 @@ from collections.abc import Callable, Collection, Sequence
 from functools import cache
 
 from crab_gym.core.tasks import TEMPLATES, SubTaskTemplate, Task
-from crab_gym.web.content.encyclopedia import COUNTRIES
+from crab_gym.envs.android.sim.apps.worldclock import city_named
+from crab_gym.web.content.encyclopedia import countries
 from crab_gym.web.content.places import Maps
 
 NOUNS = (
@@ -62,19 +63,8 @@ def _text(r: random.Random) -> str:
     return f"The {r.choice(ADJECTIVES)} {r.choice(NOUNS)} {r.choice(VERBS)} on day {r.randint(2, 28)}"
 
 
-# The encyclopedia's countries whose capital is also a city of the time zone database (the world clock's).
-_NOT_ZONES = (
-    "New Delhi",
-    "Bern",
-    "Washington, D.C.",
-    "Ottawa",
-    "Brasilia",
-    "Wellington",
-    "Suva",
-    "Abuja",
-    "Beijing",
-)
-WIKI_COUNTRIES = tuple(c[0] for c in COUNTRIES if c[1] not in _NOT_ZONES)
+# The encyclopedia's countries whose capital the world clock's picker knows (a time zone database city).
+WIKI_COUNTRIES = tuple(c.name for c in countries(city_named))
 
 SAMPLERS: dict[str, Sampler] = {
     "word": _word,

@@ -37,7 +37,6 @@ __all__ = [
     "PER_TEMPLATE",
     "build_v1",
     "held_out",
-    "known_failure",
     "load_v1",
     "split_of",
     "tier",
@@ -122,23 +121,9 @@ def _composed() -> list[Task]:
     return tasks
 
 
-def known_failure(task: Task) -> str | None:
-    """Why the oracle fails this drawn task (found by the whole-set validation), or None. Such tasks are
-    left out of v1 (the others keep their ids) until the cause is fixed."""
-    for sub in task.subtasks:
-        if sub.template.id == "impress_create_slides" and any(
-            isinstance(v, str) and v[:1].islower() for v in sub.attributes.values()
-        ):
-            # a fed 'no driving route' (maps_route_distance): LibreOffice's autocorrect is the suspect
-            return "Impress's slide check misses a slide text that starts lower-case"
-    return None
-
-
 def build_v1() -> list[Task]:
-    """The tasks of v1: the singles of every v1 template, then the composed groups, less the drawn tasks
-    with a :func:`known_failure`."""
-    tasks = _singles(templates_for(PLATFORMS, in_set="v1")) + _composed()
-    return [t for t in tasks if known_failure(t) is None]
+    """The tasks of v1: the singles of every v1 template, then the composed groups."""
+    return _singles(templates_for(PLATFORMS, in_set="v1")) + _composed()
 
 
 def v1_json(tasks: Sequence[Task]) -> list[dict[str, Any]]:

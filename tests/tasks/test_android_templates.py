@@ -108,6 +108,17 @@ def test_wiki_countries_are_those_the_world_clock_knows() -> None:
     assert make_task("chrome_capital_note").subtasks[0].output() == "Seoul"
 
 
+def test_one_country_lookup_with_the_world_clock_filter() -> None:
+    from crab_gym.envs.android.sim.apps.worldclock import city_named
+    from crab_gym.web.content.encyclopedia import fact
+
+    assert fact("new_zealand").capital == "Wellington"  # a page slug, any case
+    with pytest.raises(ValueError, match="capital unknown"):
+        fact("New Zealand", city_named)  # Wellington is no time zone database city
+    with pytest.raises(ValueError, match="no encyclopedia page"):
+        fact("Atlantis")
+
+
 def test_some_templates_have_outputs_for_composition() -> None:
     typed = {t.id: t.output_type for t in ANDROID_TEMPLATES if t.output_type}
     assert typed.get("contacts_add") == "phone_number"

@@ -5,19 +5,22 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
 
 import crab_gym  # noqa: F401 - registers the env ids
-from crab_gym.core.tasks import BASE_SETS, SubTaskTemplate, Task, get_template
+import crab_gym.envs.desktop
+from crab_gym.core.tasks import BASE_SETS, SubTaskTemplate, get_template
 from crab_gym.tasks import DATA, load_tasks
 from crab_gym.tasks.generator import set_templates, templates_for
-from crab_gym.tasks.v1 import MEDIUM, PLATFORMS, build_v1, held_out, known_failure, split_of, tier, v1_json
+from crab_gym.tasks.v1 import MEDIUM, PLATFORMS, build_v1, held_out, split_of, tier, v1_json
 
 STORED = json.loads((DATA / "v1.json").read_text())
 TASKS = load_tasks("v1")
 BOTH = {"ubuntu", "android"}
+DESKTOP = Path(crab_gym.envs.desktop.__file__).parent
 
 
 def _templates(task) -> set[str]:
@@ -135,9 +138,15 @@ def test_stats_and_seeded_sample() -> None:
     assert any(line.startswith(f"cross: {groups['cross']} tasks") for line in lines)
 
 
-def test_known_failures_are_left_out() -> None:
-    assert not [t.id for t in TASKS if known_failure(t)]
-    slides = get_template("impress_create_slides")
-    bad = slides.instantiate(path="~/a.odp", first_title="Plan", second_title="no driving route")
-    good = slides.instantiate(path="~/a.odp", first_title="Plan", second_title="No driving route")
-    assert known_failure(Task("x", "x", [bad])) and known_failure(Task("y", "y", [good])) is None
+def test_lower_case_slide_titles_are_in_v1_and_the_profile_keeps_them() -> None:
+    # Impress capitalised a fed 'no driving route' or 'yen' at the start of a slide title (the autocorrect's
+    # CapitalAtStartSentence); the session's LibreOffice profile turns that off, so such draws stay in v1.
+    fed = [
+        t.id
+        for t in TASKS
+        for s in t.subtasks
+        if s.template.id == "impress_create_slides" and str(s.attributes["second_title"])[:1].islower()
+    ]
+    assert len(fed) >= 17
+    xcu = DESKTOP / "session/home/.config/libreoffice/4/user/registrymodifications.xcu"
+    assert '"CapitalAtStartSentence" oor:op="fuse"><value>false<' in xcu.read_text()

@@ -10,7 +10,8 @@ from crab_gym.envs.android import web_evaluators as phone_web
 from crab_gym.envs.desktop import evaluators as desk
 from crab_gym.tasks.templates.android.chrome import CHROME
 from crab_gym.tasks.templates.android.web import open_page, page_path
-from crab_gym.tasks.templates.desktop.browser import chromium_to, fact, write_line
+from crab_gym.tasks.templates.desktop.browser import chromium_to, write_line
+from crab_gym.web.content.encyclopedia import fact
 
 PLATFORMS = ("ubuntu", "android")
 KEEP = "com.google.android.keep"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from .places import norm
 
@@ -79,3 +81,24 @@ class Encyclopedia:
         words = norm(query).split()
         text = {c.name: norm(f"{c.name} {c.capital} {c.continent}").split() for c in self.countries}
         return [c for c in self.countries if words and all(w in text[c.name] for w in words)]
+
+
+@cache
+def _world0() -> Encyclopedia:
+    return Encyclopedia(0)
+
+
+def countries(knows: Callable[[str], object] | None = None) -> tuple[Country, ...]:
+    """The encyclopedia's countries (their names, capitals and currencies are the same in every seed's
+    world); with ``knows``, those whose capital it answers truthy for (the world clock's ``city_named``)."""
+    return tuple(c for c in _world0().countries if knows is None or knows(c.capital))
+
+
+def fact(name: str, knows: Callable[[str], object] | None = None) -> Country:
+    """The country ``name`` (by name or page slug) among ``countries(knows)``; ValueError if not there."""
+    found = _world0().country(name)
+    if found is None or (knows is not None and not knows(found.capital)):
+        raise ValueError(
+            f"no encyclopedia page for {name!r}" if found is None else f"{name!r}: capital unknown here"
+        )
+    return found

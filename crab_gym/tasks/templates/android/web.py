@@ -31,7 +31,8 @@ from crab_gym.tasks.templates.android.layout import (
     tap,
 )
 from crab_gym.tasks.templates.android.organizer import CLOCK_TABS
-from crab_gym.web.content.encyclopedia import Country, Encyclopedia
+from crab_gym.web.content import encyclopedia
+from crab_gym.web.content.encyclopedia import Country
 
 CLOCK = "com.google.android.deskclock"
 CITY_ROWS = tuple(0.3 + i * 0.0833 for i in range(6))  # the world clock's rows under the phone's own time
@@ -40,11 +41,11 @@ CITY_ROWS = tuple(0.3 + i * 0.0833 for i in range(6))  # the world clock's rows 
 @cache
 def countries() -> dict[str, Country]:
     """The encyclopedia's countries whose capital the world clock knows, by name."""
-    return {c.name: c for c in Encyclopedia(0).countries if city_named(c.capital)}
+    return {c.name: c for c in encyclopedia.countries(city_named)}
 
 
 def fact(name: str) -> Country:
-    return countries()[name]
+    return encyclopedia.fact(name, city_named)
 
 
 def open_page(name: str) -> list[Step]:

@@ -8,14 +8,7 @@ from __future__ import annotations
 from crab_gym.core.tasks import Step, SubTaskTemplate, get_template, register
 from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import PLATFORMS, step
-from crab_gym.web.content.encyclopedia import Country, Encyclopedia
-
-
-def fact(name: str) -> Country:
-    found = Encyclopedia(0).country(name)
-    if found is None:
-        raise ValueError(f"no encyclopedia page for {name!r}")
-    return found
+from crab_gym.web.content.encyclopedia import fact
 
 
 def chromium_to(url: str) -> list[Step]:
