@@ -297,10 +297,11 @@ class DesktopEnv(SubEnv):
         return any(p.name == "rofi" for p in self._session().processes())
 
     def _close_launcher(self) -> None:
-        """Escape out of the launcher; rofi's error box ignores keys, so it is ended if it stays."""
+        """Escape out of the launcher; rofi's error box (what Enter on no match leaves) ignores keys, so
+        once rofi sits idle after the key, still open, it is ended."""
         s = self._session()
         self.x.key_combo(["esc"])
-        if not self._wait(lambda: not self._rofi_running(), 0.5 * s.slowdown):
+        if not s.launcher_exits(idle_for=0.05, bound=0.5):
             for p in s.processes():
                 if p.name == "rofi":
                     s.kill(p.pid, signal.SIGTERM)
