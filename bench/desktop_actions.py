@@ -5,6 +5,8 @@ drawn from the instruction), a reset every ``--episode`` steps. Per action type:
 and max of the whole env step (action, settle, evaluation, screenshot). ``search_application`` is split by
 what the launch did (``info["action_result"]["launch"]``): a new window (the app's own start-up is in that
 time), an existing window focused, the launched program exited or went idle without a window, or no match.
+First line: the steps/s of the whole mix. ``PYTHONPATH`` picks the crab_gym measured (another checkout's, to
+compare).
 
 Run: .venv/bin/python bench/desktop_actions.py [--steps N] [--episode K] [--seed S]
 """
@@ -46,7 +48,9 @@ def main(steps: int, episode: int, seed: int) -> None:
         if term or trunc:
             obs, info = env.reset(seed=int(rng.integers(1000)))
     env.close()
+    total = sum(sum(xs) for xs in times.values())
     print(f"Crab-Desktop-v0, {steps} random valid desktop actions, reset every {episode} steps (s per step)")
+    print(f"  all steps: {steps / total:.2f} steps/s (resets not counted)")
     print(f"  {'action':38s} {'n':>4s} {'median':>7s} {'p90':>7s} {'p99':>7s} {'max':>7s}")
     for name, xs in sorted(times.items()):
         row = f"{statistics.median(xs):7.3f} {pct(xs, 0.9):7.3f} {pct(xs, 0.99):7.3f} {max(xs):7.3f}"

@@ -56,10 +56,14 @@ def _device_errors(what: str) -> Iterator[None]:
 
 # Keyboard input can arm a toolkit timer whose effect no screen or CPU signal announces: a GTK file
 # chooser enables its Save button about 150 ms after a name is typed, and Enter before that is lost. After
-# a keyboard action the screen must stay quiet this long to count as settled (measured with mousepad's
-# Save As dialog: settle with the default window returned 130 ms before the button changed).
+# a keyboard action into a dialog (what the window manager reports of the focused window: EWMH type
+# DIALOG or transient) the screen must stay quiet this long to count as settled (measured with mousepad's
+# Save As dialog: settle with the default window returned 130 ms before the button changed). Into any
+# other window (a terminal, an editor, a spreadsheet) a key's effect shows as drawing or CPU at once, so a
+# short quiet does.
 KEYBOARD_ACTIONS = frozenset({"write_text", "press", "hotkey", "key_down", "key_up"})
 KEYBOARD_QUIET = 0.25
+KEYBOARD_QUIET_PLAIN = 0.05
 
 
 class DesktopEnv(SubEnv):
@@ -80,7 +84,7 @@ class DesktopEnv(SubEnv):
         self.description = session_class(self.spec).description
         self._size = size
         self.session: DesktopSession | None = None
-        self._keyboard = False  # the last action was keyboard input (see KEYBOARD_QUIET)
+        self._keyboard = False  # the last action was keyboard input (see _keyboard_quiet)
         self._state: DesktopState | None = None
         self._held_buttons: list[int] = []  # held by mouse_down (keys by key_down); released at reset, close
         self._held_keys: list[str] = []
@@ -134,15 +138,22 @@ class DesktopEnv(SubEnv):
         """Return once, for ``quiet`` seconds, nothing was drawn and no session process used CPU.
 
         Drawing alone is not enough: an app builds a dialog (CPU, no pixels) for 0.1-0.3 s after a key.
-        ``quiet`` defaults to 0.02 s, and to KEYBOARD_QUIET after keyboard input. Bounded by ``timeout``
-        (both stretched by a slow session itself).
+        ``quiet`` defaults to 0.02 s; after keyboard input, to KEYBOARD_QUIET while a dialog has focus,
+        else KEYBOARD_QUIET_PLAIN. Bounded by ``timeout`` (both stretched by a slow
+        session itself).
         """
-        if quiet is None:
-            quiet = KEYBOARD_QUIET if self._keyboard else 0.02
         with _device_errors("settle"):
             s = self._session()
             s.check()
+            if quiet is None:
+                quiet = self._keyboard_quiet() if self._keyboard else 0.02
             s.settle(quiet, timeout)
+
+    def _keyboard_quiet(self) -> float:
+        """The quiet a keyboard action needs: long in a dialog, whose toolkit may arm a timer (see
+        KEYBOARD_QUIET); short elsewhere."""
+        win = self.x.active_window()
+        return KEYBOARD_QUIET if win is not None and win.dialog else KEYBOARD_QUIET_PLAIN
 
     def state(self) -> DesktopState:
         if self._state is None:
@@ -286,10 +297,11 @@ class DesktopEnv(SubEnv):
         return any(p.name == "rofi" for p in self._session().processes())
 
     def _close_launcher(self) -> None:
-        """Escape out of the launcher; rofi's error box ignores keys, so it is ended if it stays."""
+        """Escape out of the launcher; rofi's error box (what Enter on no match leaves) ignores keys, so
+        once rofi sits idle after the key, still open, it is ended."""
         s = self._session()
         self.x.key_combo(["esc"])
-        if not self._wait(lambda: not self._rofi_running(), 0.5 * s.slowdown):
+        if not s.launcher_exits(idle_for=0.05, bound=0.5):
             for p in s.processes():
                 if p.name == "rofi":
                     s.kill(p.pid, signal.SIGTERM)

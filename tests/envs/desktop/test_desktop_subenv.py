@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from crab_gym.envs.base import SubEnvConformance
-from crab_gym.envs.desktop import DesktopEnv
+from crab_gym.envs.desktop import KEYBOARD_QUIET, KEYBOARD_QUIET_PLAIN, DesktopEnv
 
 
 class TestDesktopConformance(SubEnvConformance):
@@ -73,6 +73,24 @@ def test_screenshot_changes_when_an_app_opens(desk):
     after = desk.screenshot()
     assert (before != after).any(axis=2).mean() > 0.2, "a maximised window should change most of the screen"
     assert desk.state().active_process() == "xfce4-terminal"
+
+
+def test_the_save_dialog_is_seen_as_a_dialog_and_takes_enter_after_the_typed_name(desk):
+    """Keys into a dialog settle for KEYBOARD_QUIET (the GTK file chooser enables Save on a timer after
+    typing), into another window for KEYBOARD_QUIET_PLAIN; Enter as the next action still saves."""
+    desk.reset()
+    assert desk.launch_from_launcher("text editor") == "window"
+    desk.execute(desk.action("write_text"), {"text": "kept"})
+    desk.settle()
+    assert not desk.x.active_window().dialog and desk._keyboard_quiet() == KEYBOARD_QUIET_PLAIN
+    desk.execute(desk.action("hotkey"), {"keys": ["ctrl", "s"]})
+    desk.settle()
+    assert desk.x.active_window().dialog and desk._keyboard_quiet() == KEYBOARD_QUIET
+    desk.execute(desk.action("write_text"), {"text": "~/chosen.txt"})
+    desk.settle()
+    desk.execute(desk.action("press"), {"key": "enter"})
+    desk.settle()
+    assert (desk.state().read_text("~/chosen.txt") or "").rstrip("\n") == "kept"
 
 
 def test_launcher_reports_no_match(desk):

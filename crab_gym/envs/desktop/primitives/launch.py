@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
 from crab_gym.envs.desktop.primitives.cpu import cpu_demand_ns
-from crab_gym.envs.desktop.primitives.procs import proc_name
+from crab_gym.envs.desktop.primitives.procs import proc_name, shell_attached
 from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
 
 Outcome = Literal["window", "focused", "exited", "idle", "timeout"]
@@ -66,13 +66,14 @@ class LaunchWatch:
         return [p for p in self.session_pids() if p not in self.pids and proc_name(p) not in self.ignore]
 
     def outcome_now(self) -> Outcome | None:
-        """What the active window shows: "window" (a new one), "focused" (another one that was there
+        """What the active window shows: "window" (a new one; a terminal's once its shell is attached, see
+        :func:`~crab_gym.envs.desktop.primitives.procs.shell_attached`), "focused" (another one that was there
         before), else None."""
         win = self.x.active_window()
         if win is None:
             return None
         if win.wid not in self.windows and win.title:
-            return "window"
+            return "window" if win.pid is None or shell_attached(win.pid) else None
         if win.wid != self.active and win.wid in self.windows:
             return "focused"
         return None

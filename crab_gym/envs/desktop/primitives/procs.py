@@ -75,3 +75,48 @@ def process_table(pids: Collection[int]) -> list[Process]:
             continue
         out.append(Process(pid, name, tuple(c.decode(errors="replace") for c in cmd if c)))
     return out
+
+
+def _stat_fields(pid: int | str) -> list[str]:
+    """``/proc/PID/stat`` after the name: state, ppid, pgrp, session, tty_nr, tpgid, ..."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return f.read().rsplit(b")", 1)[1].decode().split()
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/children") as f:
+            out += [int(c) for c in f.read().split()]
+    return out
+
+
+def shell_attached(pid: int) -> bool:
+    """False while ``pid`` is a terminal emulator (it holds a pty master, ``/dev/ptmx``, open) with no child
+    yet in the foreground of its own terminal (a shell that set up job control); True otherwise, also for a
+    process that is no terminal or cannot be read.
+
+    A terminal maps its window before its shell is spawned and attached, and VTE drops keys typed before
+    that (they have no pty to go to), so a launch waits for this as well as for the window.
+    """
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return True
+    if not any(_link(f"/proc/{pid}/fd/{fd}") == "/dev/ptmx" for fd in fds):
+        return True
+    try:
+        for child in _children(pid):
+            state, _, pgrp, _, tty, tpgid = _stat_fields(child)[:6]
+            if state != "Z" and tty != "0" and tpgid == pgrp:
+                return True
+    except (OSError, ValueError):
+        return True  # the terminal went away, or this kernel lists no children: nothing to wait for
+    return False
+
+
+def _link(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return ""

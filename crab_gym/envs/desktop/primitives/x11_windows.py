@@ -6,7 +6,7 @@ the guest's windows with the same code as the xvfb backend reads its display.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from Xlib import X
@@ -21,6 +21,7 @@ class WindowInfo:
     title: str
     wm_class: str
     pid: int | None
+    dialog: bool = False  # a dialog (EWMH type DIALOG, or transient for another window); set by active_window
 
 
 class WindowReader:
@@ -75,7 +76,16 @@ class WindowReader:
         managed = self.prop(self._root, "_NET_CLIENT_LIST")
         if managed is None or int(ids[0]) not in {int(w) for w in managed}:
             return None
-        return self.window_info(int(ids[0]))
+        info = self.window_info(int(ids[0]))
+        return replace(info, dialog=self.is_dialog(int(ids[0])))
+
+    def is_dialog(self, wid: int) -> bool:
+        """True for a dialog: EWMH window type DIALOG, or transient for another window (a file chooser)."""
+        win = self._d.create_resource_object("window", wid)
+        types = self.prop(win, "_NET_WM_WINDOW_TYPE")
+        if types is not None and self._atom("_NET_WM_WINDOW_TYPE_DIALOG") in {int(t) for t in types}:
+            return True
+        return bool(self.prop(win, "WM_TRANSIENT_FOR"))
 
     def viewable_of_class(self, name: str) -> bool:
         """True if a top-level window of WM_CLASS ``name`` (either part, any case) is viewable: also
