@@ -109,3 +109,19 @@ def fit(text: str, width: int, size: int, medium: bool = False) -> str:
         else:
             hi = mid - 1
     return text[:lo].rstrip() + "…" if lo else "…"
+
+
+def wrap(text: str, width: int, size: int, lines: int, medium: bool = False) -> list[str]:
+    """``text`` broken at spaces into at most ``lines`` lines of ``width`` pixels; the last is ellipsized."""
+    out: list[str] = []
+    words = text.split()
+    while words:
+        if len(out) == lines - 1:  # the last line takes the rest, cut to the width
+            out.append(fit(" ".join(words), width, size, medium))
+            break
+        n = 1
+        while n < len(words) and text_width(" ".join(words[: n + 1]), size, medium) <= width:
+            n += 1
+        out.append(fit(" ".join(words[:n]), width, size, medium))
+        words = words[n:]
+    return out

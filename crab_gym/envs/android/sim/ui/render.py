@@ -203,6 +203,12 @@ def _label(cv: Canvas, v: View, fg: Color, under: Color | None, x1: int, x2: int
         text = fonts.fit(label, right - left, v.size, v.bold)
         cv.text(text, left, cy, v.size, color, under, v.bold, "l", clip=v.bounds)
         return
+    if v.wrap:  # a multi-line TextView: lines from the top, each one line-height (1.4 x the text size)
+        step = round(v.size * 1.4)
+        rows = fonts.wrap(label, right - left, v.size, max(1, (y2 - y1) // step), v.bold)
+        for i, row in enumerate(rows):
+            cv.text(row, left, y1 + step * (i + 0.5), v.size, color, under, v.bold, "l", clip=v.bounds)
+        return
     text = fonts.fit(label, right - left, v.size, v.bold)
     if v.align == "center":
         cv.text(text, (left + right) / 2, cy, v.size, color, under, v.bold, "c", clip=v.bounds)

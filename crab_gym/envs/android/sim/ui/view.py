@@ -53,6 +53,7 @@ class View:
     shape: str = "rect"
     hint: str = ""  # drawn (muted) when there is no text; a letter in an avatar
     align: str = "left"  # left | center | right
+    wrap: bool = False  # text broken at spaces onto as many lines as fit its height (else one, ellipsized)
     icon: str = ""  # a Material icon drawn in the view (before the text when both are set)
     radius: int = 0  # corner radius of a "round" shape in device pixels (0: a quarter of the height)
     scroll_key: str = ""
