@@ -28,7 +28,7 @@ ROUND_SHAPES = ("circle", "round", "pill")
 SCRIM_ALPHA = 0.32
 FRAME_CACHE_BYTES = 48 << 20  # ~6 full 1080x2400 frames, or thousands of small ones
 DRAW_FIELDS = (
-    "bounds", "bg", "fg", "size", "bold", "shape", "hint", "align", "icon", "radius",
+    "bounds", "bg", "fg", "size", "bold", "shape", "hint", "align", "wrap", "icon", "radius",
     "text", "focused", "checked", "enabled", "cls",
 )  # fmt: skip
 _draw_key = attrgetter(*DRAW_FIELDS)
