@@ -148,3 +148,11 @@ def test_what_the_web_serves_at_a_file_url_is_what_the_world_says(web):
     assert png == web.world.download(image.url) and png.startswith(b"\x89PNG")
     assert web.world.download("https://github.com/search?q=x") is None
     assert web.world.download("ftp://files.example.org/a.txt") is None
+
+
+@pytest.mark.parametrize("query", ["Japan capital", "capital of Japan", "what's the capital city of Japan"])
+def test_a_question_about_a_country_finds_its_encyclopedia_page(web, query):
+    """The phone template asks to search for a country's capital: the results link the country's page."""
+    assert [c.name for c in web.world.encyclopedia.search(query)] == ["Japan"]
+    _, _, body = fetch(web, "www.google.com", "/search?q=" + query.replace(" ", "+").replace("'", "%27"))
+    assert 'href="https://en.wikipedia.org/wiki/Japan"' in body.decode()

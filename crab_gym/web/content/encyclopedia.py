@@ -78,9 +78,18 @@ class Encyclopedia:
         return next((c for c in self.countries if norm(c.name) == key), None)
 
     def search(self, query: str) -> list[Country]:
-        words = norm(query).split()
-        text = {c.name: norm(f"{c.name} {c.capital} {c.continent}").split() for c in self.countries}
+        """Countries whose page holds every word of ``query`` (its name, capital, continent, currency or a
+        field's label, so "capital of Japan" finds Japan); words like "of" and "what is" are skipped."""
+        words = [w for w in norm(query).split() if w not in _SKIPPED]
+        text = {
+            c.name: norm(f"{c.name} {c.capital} {c.continent} {c.currency} {_FIELDS}").split()
+            for c in self.countries
+        }
         return [c for c in self.countries if words and all(w in text[c.name] for w in words)]
+
+
+_FIELDS = "country capital city population area continent currency"
+_SKIPPED = frozenset("a an the of in is s what which".split())
 
 
 @cache

@@ -38,6 +38,7 @@ SCENES: dict[str, Callable[[Phone], object]] = {
     "clock": lambda p: p.launch("com.google.android.deskclock"),
     "files": lambda p: p.launch("com.google.android.documentsui"),
     "crash dialog": _crash,
+    "chrome new tab": lambda p: p.launch("com.android.chrome"),
 }
 
 
@@ -189,3 +190,26 @@ def test_the_crash_dialog_is_a_dialog(phone):
     behind, card = frame[400, 540].astype(int), frame[1200, 200].astype(int)
     assert behind.sum() < sum(LIGHT["bg"]) - 150, "the screen behind the dialog is dimmed"
     assert tuple(card) == LIGHT["surface_container_high"], "the dialog is a light card"
+
+
+def test_chrome_new_tab_hint_wraps_whole_and_inside_its_view(small_phone):
+    """The new tab's hint is one TextView (whole in the tree) drawn on two lines, not cut with an ellipsis."""
+    tree = show(small_phone, "chrome new tab")
+    hint = next(v for v in tree.walk() if v.rid.endswith("ntp_hint"))
+    assert hint.text == "Type a web address or words to search for in the address bar."
+    x1, y1, x2, y2 = hint.bounds
+    assert 0 <= x1 < x2 <= small_phone.width and y2 - y1 >= 2 * round(hint.size * 1.4)
+    rows = fonts.wrap(hint.text, x2 - x1, hint.size, max_lines=2)
+    assert len(rows) == 2 and " ".join(rows) == hint.text and not any(r.endswith("…") for r in rows)
+    ink = np.asarray(small_phone.screenshot())[y1:y2, x1:x2].min(axis=(1, 2)) < 200
+    half = (y2 - y1) // 2
+    assert ink[:half].any() and ink[half:].any(), "the second line of the hint is not drawn"
+
+
+def test_fonts_wrap_breaks_at_spaces_and_ellipsizes_only_the_last_line():
+    text = "one two three four five six seven eight nine ten"
+    width = int(fonts.text_width("one two three", 40)) + 1
+    assert fonts.wrap(text, width, 40, max_lines=2)[0] == "one two three"
+    assert fonts.wrap(text, width, 40, max_lines=2)[1].endswith("…")
+    assert " ".join(fonts.wrap(text, width, 40, max_lines=10)) == text
+    assert fonts.wrap("", width, 40, max_lines=3) == ()

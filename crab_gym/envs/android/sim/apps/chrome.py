@@ -171,7 +171,12 @@ def tab(s: Screen) -> None:
     s.y += h
     if not url:
         s.text("New tab", size=60, rid="ntp_title", height=220)
-        s.text("Type a web address or words to search for in the address bar.", muted=True)
+        s.text(
+            "Type a web address or words to search for in the address bar.",
+            rid="ntp_hint",
+            muted=True,
+            lines=2,
+        )
         return
     page = page_of(s.state)
     initial = {f"in{i.index}": i.value for i in page.inputs()}

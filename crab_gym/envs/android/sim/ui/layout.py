@@ -106,8 +106,11 @@ class Screen:
             ax -= self.px(260)
         self.y += h
 
-    def text(self, text: str, size: int = 44, rid: str = "", muted: bool = False, height: int = 0) -> View:
-        h = self.px(height or size * 2)
+    def text(
+        self, text: str, size: int = 44, rid: str = "", muted: bool = False, height: int = 0, lines: int = 1
+    ) -> View:
+        """A TextView; with ``lines`` > 1 it wraps onto that many lines (its height grows to hold them)."""
+        h = self.px(height or (size * 2 if lines == 1 else round(size * 1.4 * lines) + size // 2))
         v = self.view(
             cls="android.widget.TextView",
             text=text,
@@ -115,6 +118,7 @@ class Screen:
             bounds=(self.px(48), self.y, self.right - self.px(48), self.y + h),
             fg=self.c["muted" if muted else "text"],
             size=self.px(size),
+            lines=lines,
         )
         self.y += h
         return v
