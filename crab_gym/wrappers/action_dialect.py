@@ -70,14 +70,17 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
         them: ``{"index", "label", "role", "box"}`` with the box in pixels of the shown frame."""
         shown, full = self.context.screens[device].shown, self.context.screens[device].full
         sx, sy = shown[0] / full[0], shown[1] / full[1]
+        with self._base.devices_held():
+            found = self._base.subenvs[device].ui_elements()
         return [
             {"index": i, "label": e.name, "role": e.role,
              "box": (round(e.box[0] * sx), round(e.box[1] * sy), round(e.box[2] * sx), round(e.box[3] * sy))}
-            for i, e in enumerate(self._base.subenvs[device].ui_elements())
+            for i, e in enumerate(found)
         ]  # fmt: skip
 
     def _elements(self, device: str) -> list[Element]:
-        return [(e.box, e.name) for e in self._base.subenvs[device].ui_elements()]
+        with self._base.devices_held():  # between steps: no video grab on the device meanwhile
+            return [(e.box, e.name) for e in self._base.subenvs[device].ui_elements()]
 
     def tool_spec(self) -> dict[str, Any]:
         """What an agent of this dialect is configured with (tool definition, display, prompt)."""
