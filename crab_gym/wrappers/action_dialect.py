@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from crab_gym.env import CrabEnv
 
 MAX_ACTION_CHARS = 65_536
+ENTER_KEYS = frozenset({"enter", "return", "kp_enter"})
 
 
 class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -59,6 +60,10 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.context = Context(screens, self._elements)
         self._encode: Callable[..., Any] = env.get_wrapper_attr("encode_action")
         self.action_space = spaces.Text(MAX_ACTION_CHARS, min_length=1, charset=CHARSET)
+        layer, self._plain_obs = env, True
+        while isinstance(layer, gym.Wrapper):  # only gymnasium's checks (gym.make's) between us and the env
+            self._plain_obs &= type(layer).__module__.startswith("gymnasium.wrappers.common")
+            layer = layer.env
 
     @property
     def naming(self) -> str:
@@ -125,7 +130,10 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
                     return obs, total + reward, terminated, truncated, info
             else:
                 encoded = self._encode(item.device, item.name, item.params)
+            watch = self._launch_watch(item)
             result = self.env.step(encoded)
+            if watch is not None and not (result[2] or result[3]):
+                result = self._launched(item.device, watch, result)
             obs, reward, terminated, truncated, info = result
             total += float(reward)
             ran.append({"device": item.device, "name": item.name, "params": item.params})
@@ -135,6 +143,28 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
         info["dialect"] = {"name": self.dialect.name, "actions": ran, "env_steps": len(ran),
                            "dropped": len(plan) - len(ran)}  # fmt: skip
         return obs, total, terminated, truncated, info
+
+    def _launch_watch(self, item: Planned) -> Any:
+        """Before desktop input that presses Enter while the launcher is up (an app opened by keys, as
+        agents without an open-app action do): a watch on what it starts, else None."""
+        sends_enter = (item.name == "write_text" and "\n" in item.params.get("text", "")) or (
+            item.name == "press" and str(item.params.get("key", "")).lower() in ENTER_KEYS
+        )
+        sub = self._base.subenvs.get(item.device)
+        if not sends_enter or not hasattr(sub, "launcher_watch"):
+            return None
+        with self._base.devices_held():
+            return sub.launcher_watch()
+
+    def _launched(self, device: str, watch: Any, result: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Wait for the app the launcher started, as search_application does; observe it started when no
+        wrapper between here and the env changes observations (else the next step's shows it)."""
+        obs, reward, terminated, truncated, info = result
+        with self._base.devices_held():
+            info["launch"] = self._base.subenvs[device].await_launch(watch)
+        if self._plain_obs:
+            obs = self._base.observe()
+        return obs, reward, terminated, truncated, info
 
     def _reject(self, reason: str, dropped: int):
         obs, reward, terminated, truncated, info = self.env.step(InvalidAction(reason))

@@ -65,6 +65,23 @@ def test_a_desktop_task_solves_through_each_dialect(dialect):
         env.close()
 
 
+def test_an_app_opened_by_keys_is_waited_for_like_search_application():
+    """Super, the name and Enter (what an agent without open_app does) return once the app's window is up,
+    so the next keys reach the app and not the desktop it is still starting on."""
+    env = ActionDialect(gym.make("Crab-Desktop-v0", tasks=DESKTOP_SLICE, max_steps=40), "anthropic")
+    try:
+        env.reset(seed=0, options={"task": DESKTOP_SLICE[0]})
+        env.step('{"action": "key", "text": "super"}')
+        _, _, _, _, info = env.step('{"action": "type", "text": "terminal\\n"}')
+        assert info["launch"] == "window"
+        active = env.unwrapped.subenvs["ubuntu"].x.active_window()
+        assert active is not None and "terminal" in active.title.lower(), active
+        _, _, _, _, info = env.step('{"action": "type", "text": "echo\\n"}')  # no launcher up: no wait
+        assert "launch" not in info
+    finally:
+        env.close()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("task_id", V0_ANDROID)
 def test_all_v0_phone_tasks_through_every_dialect(phone, task_id):
