@@ -58,6 +58,7 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 f"this env has {', '.join(base.screen_obs) or 'no screen'}"
             )
         self.context = Context(screens, self._elements)
+        self.context.asks = any(spec.name == "ask_user" for spec in base.subenvs["root"].actions)
         self._encode: Callable[..., Any] = env.get_wrapper_attr("encode_action")
         self.action_space = spaces.Text(MAX_ACTION_CHARS, min_length=1, charset=CHARSET)
         layer, self._plain_obs = env, True
