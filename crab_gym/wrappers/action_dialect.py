@@ -15,7 +15,7 @@ reward 0, ``info["invalid_action"]`` says why.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -29,6 +29,16 @@ if TYPE_CHECKING:
 
 MAX_ACTION_CHARS = 65_536
 ENTER_KEYS = frozenset({"enter", "return", "kp_enter"})
+
+
+@runtime_checkable
+class Launcher(Protocol):
+    """A device with an app launcher opened by keys (the desktop's rofi): see DesktopEnv."""
+
+    def launcher_watch(self) -> Any: ...
+    def launcher_up(self) -> bool: ...
+    def await_launcher(self, watch: Any) -> bool: ...
+    def await_launch(self, watch: Any) -> str: ...
 
 
 class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -145,24 +155,31 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
                            "dropped": len(plan) - len(ran)}  # fmt: skip
         return obs, total, terminated, truncated, info
 
-    def _launch_watch(self, item: Planned) -> Any:
-        """Before desktop input that presses Enter while the launcher is up (an app opened by keys, as
-        agents without an open-app action do): a watch on what it starts, else None."""
-        sends_enter = (item.name == "write_text" and "\n" in item.params.get("text", "")) or (
-            item.name == "press" and str(item.params.get("key", "")).lower() in ENTER_KEYS
-        )
+    def _launch_watch(self, item: Planned) -> tuple[bool, Any] | None:
+        """Before desktop keys that open an app as agents without an open-app action do -- Super (the
+        launcher), then the name and Enter in it: (opens the launcher?, a watch on what it starts)."""
+        key = str(item.params.get("key", "")).lower() if item.name == "press" else ""
+        opens = key == "super"
+        enters = key in ENTER_KEYS or (item.name == "write_text" and "\n" in item.params.get("text", ""))
         sub = self._base.subenvs.get(item.device)
-        if not sends_enter or not hasattr(sub, "launcher_watch"):
+        if not (opens or enters) or not isinstance(sub, Launcher):
             return None
         with self._base.devices_held():
-            return sub.launcher_watch()
+            if enters and not sub.launcher_up():
+                return None
+            return opens, sub.launcher_watch()
 
-    def _launched(self, device: str, watch: Any, result: tuple[Any, ...]) -> tuple[Any, ...]:
-        """Wait for the app the launcher started, as search_application does; observe it started when no
-        wrapper between here and the env changes observations (else the next step's shows it)."""
+    def _launched(self, device: str, watch: tuple[bool, Any], result: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Wait, as search_application does, for the launcher to be up (after Super) or for the app it
+        started (after Enter); observe that when no wrapper between here and the env changes observations
+        (else the next step's observation shows it)."""
         obs, reward, terminated, truncated, info = result
+        sub = cast("Launcher", self._base.subenvs[device])
         with self._base.devices_held():
-            info["launch"] = self._base.subenvs[device].await_launch(watch)
+            if watch[0]:
+                info["launcher"] = sub.await_launcher(watch[1])
+            else:
+                info["launch"] = sub.await_launch(watch[1])
         if self._plain_obs:
             obs = self._base.observe()
         return obs, reward, terminated, truncated, info

@@ -73,7 +73,8 @@ def test_an_app_opened_by_keys_is_waited_for_like_search_application():
     env = ActionDialect(gym.make("Crab-Desktop-v0", tasks=DESKTOP_SLICE, max_steps=40), "anthropic")
     try:
         env.reset(seed=0, options={"task": DESKTOP_SLICE[0]})
-        env.step('{"action": "key", "text": "super"}')
+        _, _, _, _, info = env.step('{"action": "key", "text": "super"}')
+        assert info["launcher"] is True  # up and drawn before the name is typed
         _, _, _, _, info = env.step('{"action": "type", "text": "terminal\\n"}')
         assert info["launch"] == "window"
         active = env.unwrapped.subenvs["ubuntu"].x.active_window()
@@ -108,7 +109,8 @@ def test_all_v0_desktop_and_cross_tasks_through_every_dialect(with_desktop, task
     env_id, env = with_desktop
     if (env_id == "Crab-v0") != (task_id in V0_CROSS):
         pytest.skip("desktop tasks run on Crab-Desktop-v0, cross-device ones on Crab-v0")
-    assert solve(env, task_id)["termination_reason"] == "success"
+    info = solve(env, task_id)
+    assert info["termination_reason"] == "success", info.get("feedback")
 
 
 # ---- CRAB-only, event and ask-user templates: the translator covers their actions too ---------------------

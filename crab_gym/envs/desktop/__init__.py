@@ -240,10 +240,18 @@ class DesktopEnv(SubEnv):
             self._close_launcher()
         return outcome
 
-    def launcher_watch(self) -> Launch | None:
-        """A watch on what the launcher starts, taken before input that may press Enter in it (an agent
-        opening an app by keys); None when the launcher is not up."""
-        return self._session().launch_watch() if self._rofi_running() else None
+    def launcher_watch(self) -> Launch:
+        """A watch on what the launcher opens or starts, taken before an agent's keys (Super, or Enter in the
+        launcher) open an app as search_application does; see :meth:`await_launcher`, :meth:`await_launch`."""
+        return self._session().launch_watch()
+
+    def launcher_up(self) -> bool:
+        """The launcher (rofi) runs."""
+        return self._rofi_running()
+
+    def await_launcher(self, watch: Launch) -> bool:
+        """After Super: True once the launcher is up and drawn (keys typed now reach it), else False."""
+        return self._await_launcher(watch)
 
     def await_launch(self, watch: Launch, startup: float = 40.0) -> str:
         """After Enter in the launcher: what it started (a :data:`launch.Outcome`, or "no_match" while the
