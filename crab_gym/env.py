@@ -465,6 +465,11 @@ class CrabEnv(gym.Env):
         raw = draw_at((want.width, want.height)) if draw_at is not None else None
         return want.convert(sub.screenshot() if raw is None else raw)
 
+    def devices_held(self) -> contextlib.AbstractContextManager[None]:
+        """For a wrapper that reads a device between steps (its UI tree, a screenshot): no video frame is
+        grabbed inside the block, as none is inside a step (a grab and a read on one X connection race)."""
+        return self._video_paused()
+
     def _video_paused(self) -> contextlib.AbstractContextManager[None]:
         """No frame is grabbed while the env acts on or reads the devices."""
         return paused(self.video.values())

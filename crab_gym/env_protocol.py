@@ -7,6 +7,7 @@ the task library), so they name its surface here instead of importing it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol, SupportsFloat, cast
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ class CrabEnvLike(Protocol):
     def observe(self) -> dict[str, Any]: ...
 
     def device_ids(self) -> dict[str, dict[str, Any]]: ...
+
+    def devices_held(self) -> AbstractContextManager[None]: ...
 
 
 def crab_of(env: gym.Env) -> CrabEnvLike:

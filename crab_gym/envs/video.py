@@ -28,7 +28,7 @@ class VideoCapture:
         if fps <= 0 or max_frames < 1:
             raise ValueError(f"video needs fps > 0 and max_frames >= 1, got {fps} and {max_frames}")
         self.grab, self.shape, self.fps, self.max_frames = grab, tuple(shape), fps, max_frames
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # re-entered by a wrapper's read inside the env's own
         self.grabs = 0  # how many frames were grabbed, and the seconds they took (the bench reads them)
         self.grab_seconds = 0.0
         self._frames: deque[np.ndarray] = deque(maxlen=max_frames)

@@ -179,7 +179,8 @@ class McpSession(RolloutThread):
     def screenshot(self, device: str) -> bytes:
         """The device's screen now, as PNG."""
         sub = self._device(device)
-        return png(sub.screenshot())
+        with self.crab.devices_held():
+            return png(sub.screenshot())
 
     def marks(self, device: str) -> list[str]:
         """The Set-of-Marks listing of the device's screen now (as ``info["marks"]`` gives it under
@@ -191,7 +192,9 @@ class McpSession(RolloutThread):
             self._marker = SetOfMarks(self.crab, draw_marks=False)
         w, h = sub.screen_size
         lines = []
-        for m in self._marker.compute_marks(device, sub.screenshot()):
+        with self.crab.devices_held():
+            frame = sub.screenshot()
+        for m in self._marker.compute_marks(device, frame):
             cx, cy = m.centre
             lines.append(f"{m.describe()} point=[{cx / w:.3f}, {cy / h:.3f}]")
         return lines

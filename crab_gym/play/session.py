@@ -188,7 +188,8 @@ class PlaySession(RolloutThread):
         """Screens that changed since the page last got them (live view between actions)."""
         if self.env is None or self.crab.task is None:
             return []
-        screens = {n: s.screenshot() for n, s in self.crab.subenvs.items() if all(s.screen_size)}
+        with self.crab.devices_held():  # between steps: no video grab meanwhile
+            screens = {n: s.screenshot() for n, s in self.crab.subenvs.items() if all(s.screen_size)}
         return self._frames(screens)
 
     def mark(self, verdict: str, note: str) -> dict[str, Any]:

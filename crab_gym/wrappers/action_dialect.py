@@ -15,7 +15,7 @@ reward 0, ``info["invalid_action"]`` says why.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -28,6 +28,17 @@ if TYPE_CHECKING:
     from crab_gym.env import CrabEnv
 
 MAX_ACTION_CHARS = 65_536
+ENTER_KEYS = frozenset({"enter", "return", "kp_enter"})
+
+
+@runtime_checkable
+class Launcher(Protocol):
+    """A device with an app launcher opened by keys (the desktop's rofi): see DesktopEnv."""
+
+    def launcher_watch(self) -> Any: ...
+    def launcher_up(self) -> bool: ...
+    def await_launcher(self, watch: Any) -> bool: ...
+    def await_launch(self, watch: Any) -> str: ...
 
 
 class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -57,8 +68,13 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 f"this env has {', '.join(base.screen_obs) or 'no screen'}"
             )
         self.context = Context(screens, self._elements)
+        self.context.asks = any(spec.name == "ask_user" for spec in base.subenvs["root"].actions)
         self._encode: Callable[..., Any] = env.get_wrapper_attr("encode_action")
         self.action_space = spaces.Text(MAX_ACTION_CHARS, min_length=1, charset=CHARSET)
+        layer, self._plain_obs = env, True
+        while isinstance(layer, gym.Wrapper):  # only gymnasium's checks (gym.make's) between us and the env
+            self._plain_obs &= type(layer).__module__.startswith("gymnasium.wrappers.common")
+            layer = layer.env
 
     @property
     def naming(self) -> str:
@@ -70,14 +86,17 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
         them: ``{"index", "label", "role", "box"}`` with the box in pixels of the shown frame."""
         shown, full = self.context.screens[device].shown, self.context.screens[device].full
         sx, sy = shown[0] / full[0], shown[1] / full[1]
+        with self._base.devices_held():
+            found = self._base.subenvs[device].ui_elements()
         return [
             {"index": i, "label": e.name, "role": e.role,
              "box": (round(e.box[0] * sx), round(e.box[1] * sy), round(e.box[2] * sx), round(e.box[3] * sy))}
-            for i, e in enumerate(self._base.subenvs[device].ui_elements())
+            for i, e in enumerate(found)
         ]  # fmt: skip
 
     def _elements(self, device: str) -> list[Element]:
-        return [(e.box, e.name) for e in self._base.subenvs[device].ui_elements()]
+        with self._base.devices_held():  # between steps: no video grab on the device meanwhile
+            return [(e.box, e.name) for e in self._base.subenvs[device].ui_elements()]
 
     def tool_spec(self) -> dict[str, Any]:
         """What an agent of this dialect is configured with (tool definition, display, prompt)."""
@@ -122,7 +141,10 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
                     return obs, total + reward, terminated, truncated, info
             else:
                 encoded = self._encode(item.device, item.name, item.params)
+            watch = self._launch_watch(item)
             result = self.env.step(encoded)
+            if watch is not None and not (result[2] or result[3]):
+                result = self._launched(item.device, watch, result)
             obs, reward, terminated, truncated, info = result
             total += float(reward)
             ran.append({"device": item.device, "name": item.name, "params": item.params})
@@ -132,6 +154,35 @@ class ActionDialect(gym.Wrapper, gym.utils.RecordConstructorArgs):
         info["dialect"] = {"name": self.dialect.name, "actions": ran, "env_steps": len(ran),
                            "dropped": len(plan) - len(ran)}  # fmt: skip
         return obs, total, terminated, truncated, info
+
+    def _launch_watch(self, item: Planned) -> tuple[bool, Any] | None:
+        """Before desktop keys that open an app as agents without an open-app action do -- Super (the
+        launcher), then the name and Enter in it: (opens the launcher?, a watch on what it starts)."""
+        key = str(item.params.get("key", "")).lower() if item.name == "press" else ""
+        opens = key == "super"
+        enters = key in ENTER_KEYS or (item.name == "write_text" and "\n" in item.params.get("text", ""))
+        sub = self._base.subenvs.get(item.device)
+        if not (opens or enters) or not isinstance(sub, Launcher):
+            return None
+        with self._base.devices_held():
+            if enters and not sub.launcher_up():
+                return None
+            return opens, sub.launcher_watch()
+
+    def _launched(self, device: str, watch: tuple[bool, Any], result: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Wait, as search_application does, for the launcher to be up (after Super) or for the app it
+        started (after Enter); observe that when no wrapper between here and the env changes observations
+        (else the next step's observation shows it)."""
+        obs, reward, terminated, truncated, info = result
+        sub = cast("Launcher", self._base.subenvs[device])
+        with self._base.devices_held():
+            if watch[0]:
+                info["launcher"] = sub.await_launcher(watch[1])
+            else:
+                info["launch"] = sub.await_launch(watch[1])
+        if self._plain_obs:
+            obs = self._base.observe()
+        return obs, reward, terminated, truncated, info
 
     def _reject(self, reason: str, dropped: int):
         obs, reward, terminated, truncated, info = self.env.step(InvalidAction(reason))

@@ -103,7 +103,8 @@ class SetOfMarks(gym.Wrapper, gym.utils.RecordConstructorArgs):
         t = {}
         t0 = time.perf_counter()
         if self.tree:
-            cands += [Candidate(e.box, e.role, e.name, e.source) for e in sub.ui_elements()]
+            with self.crab.devices_held():  # no video grab on the device while its tree is read
+                cands += [Candidate(e.box, e.role, e.name, e.source) for e in sub.ui_elements()]
         t["tree"] = time.perf_counter() - t0
         if self.ocr is not None:
             t0 = time.perf_counter()

@@ -134,3 +134,50 @@ def test_video_works_in_a_vector_env():
 def test_bad_video_options_are_refused():
     with pytest.raises(ValueError, match="video_fps"):
         gym.make("Crab-Android-v0", video_fps=0.0, obs_size=(54, 120))
+
+
+class Overlaps:
+    """Counts calls into a device that run while another is under way (from any thread)."""
+
+    def __init__(self) -> None:
+        self.inside = self.overlaps = 0
+        self.lock = threading.Lock()
+
+    def wrap(self, fn, linger: float = 0.0):
+        def call(*args, **kwargs):
+            with self.lock:
+                self.inside += 1
+                self.overlaps += self.inside > 1
+            try:
+                time.sleep(linger)  # a read that takes a while: an unserialised grab would land inside it
+                return fn(*args, **kwargs)
+            finally:
+                with self.lock:
+                    self.inside -= 1
+
+        return call
+
+
+def test_video_grabs_never_run_inside_a_wrappers_ui_read_between_steps():
+    """The capture thread and a wrapper reading the desktop between steps (a dialect's elements,
+    Set-of-Marks' tree) share one X connection with it: they must take turns."""
+    from crab_gym.wrappers import ActionDialect, SetOfMarks
+
+    env = ActionDialect(gym.make("Crab-Desktop-v0", video_fps=50, video_max_frames=4), "pyautogui")
+    marks = SetOfMarks(env.env, detector=False, draw_marks=False)
+    try:
+        env.reset(seed=0)
+        crab = env.unwrapped
+        sub, seen = crab.subenvs["ubuntu"], Overlaps()
+        sub.screenshot = seen.wrap(sub.screenshot)
+        sub.ui_elements = seen.wrap(sub.ui_elements, linger=0.03)
+        grabs = crab.video["ubuntu"].grabs
+        for _ in range(10):
+            env.elements("ubuntu")
+            env.context.labelled("ubuntu")
+            marks.compute_marks("ubuntu", crab.last_screens()["ubuntu"])
+            time.sleep(0.02)  # between reads the capture thread gets its turn
+        assert crab.video["ubuntu"].grabs > grabs, "the capture thread never ran: the test proves nothing"
+        assert seen.overlaps == 0, f"{seen.overlaps} device calls ran inside another"
+    finally:
+        env.close()

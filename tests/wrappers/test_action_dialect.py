@@ -3,6 +3,7 @@ format's documentation, a fuzz of any string, and code that never reaches the ho
 
 from __future__ import annotations
 
+import functools
 import os
 
 import gymnasium as gym
@@ -13,7 +14,8 @@ from hypothesis import strategies as st
 
 import crab_gym  # noqa: F401
 from crab_gym.core.actions import InvalidAction
-from crab_gym.tasks import load_tasks
+from crab_gym.tasks import Task, load_tasks
+from crab_gym.tasks.templates.desktop import CRAB_ONLY as CRAB_TEMPLATES
 from crab_gym.wrappers import ActionDialect
 
 DIALECTS = ["anthropic", "openai", "uitars", "pyautogui", "androidworld"]
@@ -65,6 +67,24 @@ def test_a_desktop_task_solves_through_each_dialect(dialect):
         env.close()
 
 
+def test_an_app_opened_by_keys_is_waited_for_like_search_application():
+    """Super, the name and Enter (what an agent without open_app does) return once the app's window is up,
+    so the next keys reach the app and not the desktop it is still starting on."""
+    env = ActionDialect(gym.make("Crab-Desktop-v0", tasks=DESKTOP_SLICE, max_steps=40), "anthropic")
+    try:
+        env.reset(seed=0, options={"task": DESKTOP_SLICE[0]})
+        _, _, _, _, info = env.step('{"action": "key", "text": "super"}')
+        assert info["launcher"] is True  # up and drawn before the name is typed
+        _, _, _, _, info = env.step('{"action": "type", "text": "terminal\\n"}')
+        assert info["launch"] == "window"
+        active = env.unwrapped.subenvs["ubuntu"].x.active_window()
+        assert active is not None and "terminal" in active.title.lower(), active
+        _, _, _, _, info = env.step('{"action": "type", "text": "echo\\n"}')  # no launcher up: no wait
+        assert "launch" not in info
+    finally:
+        env.close()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("task_id", V0_ANDROID)
 def test_all_v0_phone_tasks_through_every_dialect(phone, task_id):
@@ -89,7 +109,84 @@ def test_all_v0_desktop_and_cross_tasks_through_every_dialect(with_desktop, task
     env_id, env = with_desktop
     if (env_id == "Crab-v0") != (task_id in V0_CROSS):
         pytest.skip("desktop tasks run on Crab-Desktop-v0, cross-device ones on Crab-v0")
-    assert solve(env, task_id)["termination_reason"] == "success"
+    info = solve(env, task_id)
+    assert info["termination_reason"] == "success", info.get("feedback")
+
+
+# ---- CRAB-only, event and ask-user templates: the translator covers their actions too ---------------------
+
+ASK, EVENTS = load_tasks("ask-user"), load_tasks("events")
+CRAB_FIRST = [f"v1-{t.id}-0" for t in CRAB_TEMPLATES]  # the first v1 task of each CRAB-only template
+
+
+@functools.cache
+def crab_only() -> list[Task]:
+    """v1's tasks of the CRAB-only templates (loading v1 takes seconds: only where needed)."""
+    return [t for t in load_tasks("v1") if len(t.subtasks) == 1 and t.subtasks[0].template in CRAB_TEMPLATES]
+
+
+EXTRA_PHONE = ["ask_sms_boss-0", "event_sms_code_answer-0"]  # an ask_user, an event and a submitted answer
+EXTRA_DESKTOP = ["v1-impress_image_darker-0"]  # triple clicks (a click and Ctrl+A where there is none)
+
+
+@pytest.fixture(scope="module", params=DIALECTS)
+def interactive_phone(request):
+    env = ActionDialect(
+        gym.make("Crab-Android-v0", tasks=[t for t in ASK + EVENTS if t.id in EXTRA_PHONE], max_steps=120),
+        request.param,
+    )
+    env.unwrapped.subenvs["root"].time_scale = 0.0
+    yield env
+    env.close()
+
+
+@pytest.mark.parametrize("task_id", EXTRA_PHONE)
+def test_ask_user_and_event_tasks_solve_through_every_dialect(interactive_phone, task_id):
+    info = solve(interactive_phone, task_id)
+    assert info["termination_reason"] == "success", info.get("feedback")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dialect", DIALECTS[:4])
+def test_a_crab_only_task_solves_through_each_dialect(dialect):
+    tasks = [t for t in crab_only() if t.id == EXTRA_DESKTOP[0]]
+    env = ActionDialect(gym.make("Crab-Desktop-v0", tasks=tasks, max_steps=80), dialect)
+    try:
+        assert solve(env, EXTRA_DESKTOP[0])["termination_reason"] == "success"
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("which", ["ask-user and events", pytest.param("crab-only", marks=pytest.mark.slow)])
+def test_the_translator_writes_every_action_of_these_templates_in_every_dialect(which):
+    """Each solution step of every CRAB-only, event and ask-user task, in each dialect that drives its
+    devices, parses back (no env step: parsing only)."""
+    tasks = crab_only() if which == "crab-only" else ASK + EVENTS
+    envs = {d: ActionDialect(gym.make("Crab-v0", tasks=tasks, ask_user=True), d) for d in DIALECTS}
+    try:
+        for task in tasks:
+            for d, env in envs.items():
+                if d == "androidworld" and not set(task.platforms) <= {"android", "root"}:
+                    continue
+                for s in task.solution():
+                    for text in env.translate(s.env, s.action, dict(s.params)):
+                        assert env.parse(text), (task.id, d, text)
+    finally:
+        for env in envs.values():
+            env.close()
+
+
+@pytest.mark.dialects_full
+@pytest.mark.parametrize("task_id", [t.id for t in ASK + EVENTS if "ubuntu" in t.platforms] + CRAB_FIRST)
+def test_desktop_ask_user_event_and_crab_only_tasks_through_every_dialect(task_id):
+    tasks = [t for t in ASK + EVENTS if t.id == task_id] or [t for t in crab_only() if t.id == task_id]
+    env_id = "Crab-v0" if "android" in tasks[0].platforms else "Crab-Desktop-v0"
+    for dialect in DIALECTS[:4]:
+        env = ActionDialect(gym.make(env_id, tasks=tasks, max_steps=120), dialect)
+        try:
+            assert solve(env, task_id)["termination_reason"] == "success", dialect
+        finally:
+            env.close()
 
 
 # ---- parser tables: valid and malformed inputs in each format's documented shape -------------------------
@@ -115,6 +212,7 @@ VALID = {
         ('{"action": "screenshot"}', [("root", "wait")]),
         ('{"action": "wait", "duration": 2}', [("root", "wait")]),
         ('{"content": [{"type": "text", "text": "done"}], "stop_reason": "end_turn"}', [("root", "submit")]),
+        ('{"type": "tool_use", "name": "ask_user", "input": {"question": "Who?"}}', [("root", "ask_user")]),
     ],
     "openai": [
         ('{"type": "click", "button": "left", "x": 540, "y": 1200}', [("android", "tap")]),
@@ -124,6 +222,10 @@ VALID = {
         ('{"type": "drag", "path": [{"x": 5, "y": 5}, {"x": 5, "y": 5}]}', [("android", "long_tap")]),
         ('{"type": "wait"}', [("root", "wait")]),
         ('{"type": "message", "content": []}', [("root", "complete")]),
+        (
+            '{"type": "function_call", "name": "ask_user", "arguments": "{\\"question\\": \\"Who?\\"}"}',
+            [("root", "ask_user")],
+        ),
     ],
     "uitars": [
         (
@@ -154,6 +256,8 @@ VALID = {
         ("pyautogui.keyDown('enter')\npyautogui.keyUp('enter')", [("android", "press")]),
         ("DONE", [("root", "complete")]),
         ("time.sleep(2)", [("root", "wait")]),
+        ("answer('42')", [("root", "submit")]),
+        ("ask_user('Who is my boss?')", [("root", "ask_user")]),
     ],
     "androidworld": [
         ('{"action_type": "click", "x": 540, "y": 1200}', [("android", "tap")]),
@@ -179,6 +283,7 @@ MALFORMED = {
         ('{"action": "scroll", "scroll_direction": "sideways"}', "scroll_direction"),
         ('{"action": "key", "text": "Hyper_Q"}', "has no key 'Hyper_Q'"),
         ("click the button", "no JSON action found"),
+        ('{"type": "tool_use", "name": "bash", "input": {"command": "ls"}}', "unknown tool 'bash'"),
     ],
     "openai": [
         ('{"type": "click", "button": "back", "x": 1, "y": 1}', "button 'back' is not supported"),
@@ -186,6 +291,8 @@ MALFORMED = {
         ('{"type": "drag", "path": [{"x": 1, "y": 1}]}', "at least 2 points"),
         ('{"type": "keypress", "keys": "enter"}', "'keys' has the wrong type"),
         ('{"type": "teleport"}', "unknown action type"),
+        ('{"type": "function_call", "name": "shell", "arguments": "{}"}', "unknown function 'shell'"),
+        ('{"type": "function_call", "name": "ask_user", "arguments": "{oops"}', "a JSON object in a string"),
     ],
     "uitars": [
         ("Action: click(start_box='(5)')", "start_box is '(x,y)'"),
@@ -206,6 +313,7 @@ MALFORMED = {
         ("\n".join(["pyautogui.press('a')"] * 40), "more than 32 calls"),
         ("pyautogui.keyDown('shift')", "without keyUp"),
         ("pyautogui.click(1, 1, button='middle')", "middle_click is not supported"),
+        ("answer(42)", "the text is a non-empty string"),
     ],
     "androidworld": [
         ('{"action_type": "click", "index": 9999}', "no element 9999"),
@@ -242,7 +350,7 @@ def test_malformed_inputs_are_invalid_with_reasons(phone_parsers, dialect, text,
 
 @pytest.fixture(scope="module")
 def phone_parsers():
-    envs = {d: phone_env(d, max_invalid_actions=10**6) for d in DIALECTS}
+    envs = {d: phone_env(d, max_invalid_actions=10**6, ask_user=True) for d in DIALECTS}
     for env in envs.values():
         env.reset(seed=0, options={"task": "contacts_add-0"})
     yield envs
@@ -302,6 +410,17 @@ def test_key_names_follow_each_format(dialect, text, keys):
     try:
         (plan,) = env.parse(text)
         assert plan.params["keys"] == keys
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("dialect", ["openai", "uitars"])
+def test_a_triple_click_is_a_click_and_select_all_where_the_format_has_none(dialect):
+    env = ActionDialect(gym.make("Crab-Desktop-v0", tasks="v0"), dialect)  # never reset: parsing only
+    try:
+        texts = env.translate("ubuntu", "triple_click", {"point": (0.5, 0.5)})
+        plans = [p for text in texts for p in env.parse(text)]
+        assert [(p.name, p.params.get("keys")) for p in plans] == [("click", None), ("hotkey", ["ctrl", "a"])]
     finally:
         env.close()
 

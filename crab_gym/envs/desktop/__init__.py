@@ -239,7 +239,6 @@ class DesktopEnv(SubEnv):
         """Super -> type the name -> Enter in rofi; what the launch did (a :data:`launch.Outcome`, or
         "no_launcher"/"no_match"). Waits for an app's start-up only while it works (see LaunchWatch)."""
         s = self._session()
-        k = s.slowdown
         watch = s.launch_watch()
         self.x.key_combo(["super"])
         if not self._await_launcher(watch):
@@ -247,8 +246,29 @@ class DesktopEnv(SubEnv):
         self.x.type_text(name)
         self.settle(quiet=0.05, timeout=1.0)
         self.x.key_combo(["enter"])
+        outcome = self.await_launch(watch, startup)
+        if outcome == "no_match":
+            self._close_launcher()
+        return outcome
+
+    def launcher_watch(self) -> Launch:
+        """A watch on what the launcher opens or starts, taken before an agent's keys (Super, or Enter in the
+        launcher) open an app as search_application does; see :meth:`await_launcher`, :meth:`await_launch`."""
+        return self._session().launch_watch()
+
+    def launcher_up(self) -> bool:
+        """The launcher (rofi) runs."""
+        return self._rofi_running()
+
+    def await_launcher(self, watch: Launch) -> bool:
+        """After Super: True once the launcher is up and drawn (keys typed now reach it), else False."""
+        return self._await_launcher(watch)
+
+    def await_launch(self, watch: Launch, startup: float = 40.0) -> str:
+        """After Enter in the launcher: what it started (a :data:`launch.Outcome`, or "no_match" while the
+        launcher stays open), waiting for an app's start-up only while it works (see LaunchWatch)."""
+        s = self._session()
         if not s.launcher_exits(idle_for=0.2, bound=2.0):
-            self._close_launcher()  # nothing matched
             return "no_match"
         started = time.monotonic()
         outcome = watch.wait(startup=startup)
@@ -256,7 +276,7 @@ class DesktopEnv(SubEnv):
             # The new app draws and goes idle: within what is left of its start-up time (at least 10 s),
             # since input sent while it still starts up can be lost (LibreOffice in a VM under TCG maps
             # its window about a minute before it takes input).
-            self.settle(quiet=0.2, timeout=max(10.0, startup - (time.monotonic() - started) / k))
+            self.settle(quiet=0.2, timeout=max(10.0, startup - (time.monotonic() - started) / s.slowdown))
         return outcome
 
     def open_app(self, app: str, *args: str, timeout: float = 40.0) -> None:

@@ -6,6 +6,8 @@ Coordinates are pixels of the frame the agent was shown. Keys use xdotool's synt
 ``"Return"``; ``"ctrl+a BackSpace"`` is two presses, one env step each). On a multi-device env the input
 names its device with ``"device"``:
 ``{"action": "left_click", "coordinate": [540, 1200], "device": "android"}``.
+A ``tool_use`` of the ``ask_user`` tool (``{"type": "tool_use", "name": "ask_user", "input": {"question":
+"..."}}``, offered when the env has ``ask_user``) asks the task's user.
 A turn without tool use (a whole message, ``{"content": [{"type": "text", "text": "42"}], ...}``)
 ends the episode: its text is the answer (``submit``), no text is ``complete``.
 On the phone, Return/Escape/Home are its enter/back/home buttons, a scroll is a swipe, and a
@@ -26,6 +28,8 @@ from crab_gym.wrappers.dialects.base import MAX_CALLS, Act, Context, Dialect, di
 from crab_gym.wrappers.dialects.jsonish import field_of, items, json_value, pair
 
 HOLD_MAX = 10
+ASK = "Ask the user for a fact the task leaves out; the reply comes back as the tool's result."
+QUESTION = {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}
 """Most seconds a hold_key holds."""
 HINT = 'Send the computer tool\'s input as JSON, e.g. {"action": "left_click", "coordinate": [100, 200]}.'
 CLICKS = {"left_click": "click", "right_click": "right_click", "double_click": "double_click",
@@ -56,8 +60,13 @@ class Anthropic(Dialect):
             inner = obj.get("input") if obj.get("type") == "tool_use" else obj
             if not isinstance(inner, Mapping):
                 raise InvalidAction(f'a tool_use block needs an "input" object. {HINT}')
+            if obj.get("type") == "tool_use" and obj.get("name") == "ask_user":
+                acts.append(Act("ask", text=field_of(inner, "question", str, "ask_user")[:512]))
+                continue
             if obj.get("type") == "tool_use" and obj.get("name") not in (None, "computer"):
-                raise InvalidAction(f"unknown tool {obj.get('name')!r}; the tool is 'computer'")
+                raise InvalidAction(
+                    f"unknown tool {obj.get('name')!r}; the tools are 'computer' and 'ask_user'"
+                )
             name = inner.get("action")
             if name == "left_mouse_down":
                 device = ctx.device(inner.get("device"), f"name one with {self.naming}")
@@ -152,6 +161,8 @@ class Anthropic(Dialect):
         import json
 
         out: dict[str, Any]
+        if act.kind == "ask":
+            return json.dumps({"type": "tool_use", "name": "ask_user", "input": {"question": act.text}})
         if act.kind == "observe":
             out = {"action": "screenshot"}
         elif act.kind in ("complete", "answer"):  # the turn ends without tool use
@@ -195,6 +206,8 @@ class Anthropic(Dialect):
         tool = {"type": "computer_20250124", "name": "computer", "display_width_px": w,
                 "display_height_px": h, "display_number": 1}  # fmt: skip
         spec: dict[str, Any] = {"tools": [tool], "betas": ["computer-use-2025-01-24"]}
+        if ctx.asks:
+            spec["tools"].append({"name": "ask_user", "description": ASK, "input_schema": QUESTION})
         if ctx.default_device is None:
             sizes = "; ".join(f"'{n}' is {s.shown[0]}x{s.shown[1]} px" for n, s in ctx.screens.items())
             spec["system"] = (

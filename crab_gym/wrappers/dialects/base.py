@@ -91,6 +91,8 @@ class Context:
         self.screens = dict(screens)
         self.elements = elements
         self.cursor: dict[str, Point] = {}
+        self.asks = False
+        """The env has ``ask_user`` (the task's simulated user answers): tool specs offer it."""
 
     @property
     def default_device(self) -> str | None:
@@ -359,6 +361,9 @@ class Dialect(abc.ABC):
     opens_apps: bool = False
     """The format has an open-app action; without one, opening an app is what a person does: the launcher
     (Super), the app's name and Enter."""
+    triple_clicks: bool = True
+    """The format has a triple click; without one, a desktop triple click (selecting a field's text to
+    type over it) is a click and Ctrl+A."""
 
     @abc.abstractmethod
     def parse(self, action: Any, ctx: Context) -> list[Act]:
@@ -375,6 +380,10 @@ class Dialect(abc.ABC):
             if a.kind == "open_app" and not self.opens_apps:
                 keys = Act("key", a.device, keys=("super",))
                 out += self.render([keys, Act("type", a.device, text=a.text + "\n")], ctx)
+            elif a.kind == "triple_click" and not self.triple_clicks and a.device == DESKTOP:
+                out += self.render(
+                    [Act("click", a.device, a.point), Act("key", a.device, keys=("ctrl", "a"))], ctx
+                )
             else:
                 out.append(self.render_one(a, ctx))
         return out

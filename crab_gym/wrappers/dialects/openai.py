@@ -7,7 +7,9 @@ the frame the agent was shown; ``keypress`` keys use the CUA names (``["CTRL", "
 multi-device env the action names its device with ``"device"``. A ``message`` item (no computer call)
 ends the episode: its text is the answer (``submit``), none is ``complete``. On the phone a scroll is a
 swipe, ENTER/ESC/HOME are its buttons, and a ``drag`` whose path stays on one point is a long press.
-The ``wheel`` button is a middle click; refused: the back and forward buttons.
+The ``wheel`` button is a middle click; refused: the back and forward buttons. A ``function_call`` item of
+the ``ask_user`` function (offered when the env has ``ask_user``) asks the task's user. No triple click: the
+translator writes a click and CTRL+A.
 """
 
 from __future__ import annotations
@@ -23,10 +25,12 @@ from crab_gym.wrappers.dialects.jsonish import field_of, items, json_value
 HINT = 'Send the computer_call action as JSON, e.g. {"type": "click", "button": "left", "x": 100, "y": 200}.'
 ACTIONS = ("click", "double_click", "drag", "move", "scroll", "type", "keypress", "wait", "screenshot")
 WHEEL_PX = 100
+QUESTION = {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}
 
 
 class OpenAI(Dialect):
     name = "openai"
+    triple_clicks = False
     naming = 'a "device" field in the action: {"type": "click", ..., "device": "android"}'
 
     def parse(self, action: Any, ctx: Context) -> list[Act]:
@@ -40,7 +44,9 @@ class OpenAI(Dialect):
             return [Act("answer", text=said[:256])] if said else [Act("complete")]
         acts: list[Act] = []
         for item in calls:
-            if item.get("type") == "computer_call":
+            if item.get("type") == "function_call":
+                acts.append(_function_call(item))
+            elif item.get("type") == "computer_call":
                 inner = item.get("actions", item.get("action"))
                 for a in inner if isinstance(inner, list) else [inner]:
                     if not isinstance(a, Mapping):
@@ -106,6 +112,9 @@ class OpenAI(Dialect):
 
     def render_one(self, act: Act, ctx: Context) -> str:
         out: dict[str, Any]
+        if act.kind == "ask":
+            arguments = json.dumps({"question": act.text}, ensure_ascii=False)
+            return json.dumps({"type": "function_call", "name": "ask_user", "arguments": arguments})
         if act.kind in ("complete", "answer"):
             content = [{"type": "output_text", "text": act.text}] if act.kind == "answer" else []
             return json.dumps({"type": "message", "role": "assistant", "content": content})
@@ -149,6 +158,9 @@ class OpenAI(Dialect):
             "environment": "linux",
         }
         spec: dict[str, Any] = {"tools": [tool]}
+        if ctx.asks:
+            spec["tools"].append({"type": "function", "name": "ask_user", "parameters": QUESTION,
+                                  "description": "Ask the user for a fact the task leaves out."})  # fmt: skip
         if ctx.default_device is None:
             sizes = "; ".join(f"'{n}' is {s.shown[0]}x{s.shown[1]} px" for n, s in ctx.screens.items())
             spec["instructions"] = (
@@ -157,6 +169,20 @@ class OpenAI(Dialect):
                 "is a swipe, and a drag whose path stays on one point is a long press."
             )
         return spec
+
+
+def _function_call(item: Mapping[str, Any]) -> Act:
+    """A ``function_call`` item: the ``ask_user`` function (its ``arguments`` a JSON string)."""
+    if item.get("name") != "ask_user":
+        raise InvalidAction(f"unknown function {str(item.get('name'))[:40]!r}; the function is 'ask_user'")
+    raw = item.get("arguments", "{}")
+    try:
+        arguments = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        raise InvalidAction("ask_user: 'arguments' is a JSON object in a string") from None
+    if not isinstance(arguments, Mapping):
+        raise InvalidAction("ask_user: 'arguments' is a JSON object in a string")
+    return Act("ask", text=field_of(arguments, "question", str, "ask_user")[:512])
 
 
 def _text(item: Mapping[str, Any]) -> str:

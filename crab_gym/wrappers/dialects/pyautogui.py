@@ -13,7 +13,8 @@ multi-device env a call names its device with ``device='android'``; a call witho
 of the call before it in the step. ``pyautogui.write`` with ``device='android'`` types on the phone,
 ``pyautogui.press('enter'|'esc'|'home')`` presses its buttons. With the env's API actions on
 (``api_actions=True``), ``api.<name>(...)`` calls one, e.g. ``api.shell('ls ~')`` or
-``api.send_sms('+1 555 0100', 'hi')``: its device is the one that has it.
+``api.send_sms('+1 555 0100', 'hi')``: its device is the one that has it. Beside OSWorld's calls,
+``answer('42')`` submits an answer and ``ask_user('Who is my boss?')`` asks the task's user.
 """
 
 from __future__ import annotations
@@ -29,9 +30,13 @@ NAMES = ("click", "doubleClick", "rightClick", "middleClick", "tripleClick", "mo
          "hscroll", "vscroll", "write", "typewrite", "press", "hotkey", "keyDown", "keyUp", "mouseDown",
          "mouseUp")  # fmt: skip
 ALLOWED = frozenset(
-    {f"pyautogui.{n}" for n in NAMES} | {"time.sleep"} | {f"api.{n}" for d in API_ACTIONS.values() for n in d}
+    {f"pyautogui.{n}" for n in NAMES}
+    | {"time.sleep", "answer", "ask_user"}
+    | {f"api.{n}" for d in API_ACTIONS.values() for n in d}
 )
 BARE = ("WAIT", "DONE", "FAIL")
+ROOT_CALLS = {"answer": "answer", "ask_user": "ask"}
+"""Calls beside OSWorld's: answer('text') submits an answer, ask_user('question') asks the task's user."""
 CLICK_KINDS = {"click": "click", "doubleClick": "double_click", "rightClick": "right_click",
                "middleClick": "middle_click", "tripleClick": "triple_click", "moveTo": "move"}  # fmt: skip
 
@@ -62,9 +67,12 @@ class PyAutoGUI(Dialect):
             "Act by writing Python code in a ```python block, using pyautogui (already imported):",
             "pyautogui.click(x, y), doubleClick, rightClick, moveTo, dragTo(x, y), scroll(clicks, x, y),",
             "write(text), press(key), hotkey(k1, k2), keyDown(key), keyUp(key), time.sleep(seconds);",
-            "or answer WAIT, DONE or FAIL alone. Only literal arguments; the code is read, never run.",
+            "or answer WAIT, DONE or FAIL alone, or answer(text) to answer a question the task asks.",
+            "Only literal arguments; the code is read, never run.",
             f"Screens (pixels): {size}.",
         ]
+        if ctx.asks:
+            lines.append("ask_user(question) asks the user for a fact the task leaves out.")
         if ctx.default_device is None:
             lines.append(f"Name the device of every call with {self.naming}.")
         return {"prompt": "\n".join(lines), "screen": {n: s.shown for n, s in ctx.screens.items()}}
@@ -88,6 +96,12 @@ class _Step:
             return
         kw = dict(c.kwargs)
         named = kw.pop("device", None)
+        if c.name in ROOT_CALLS:
+            text = c.args[0] if c.args else kw.get("text", kw.get("question"))
+            if not isinstance(text, str) or not text.strip():
+                raise InvalidAction(f"{c.name}: the text is a non-empty string")
+            self.acts.append(Act(ROOT_CALLS[c.name], text=text[:512]))
+            return
         if c.name.startswith("api."):
             self.acts.append(self._api(c.name[4:], list(c.args), kw, named))
             return
@@ -263,8 +277,10 @@ def _render(act: Act, ctx: Context) -> str:
         return f"api.{act.text}({', '.join(f'{n}={v!r}' for n, v in act.params)})"
     if k in ("observe", "wait"):
         return "WAIT" if act.seconds <= 1 else f"time.sleep({act.seconds:g})"
-    if k in ("complete", "answer"):
+    if k == "complete":
         return "DONE"
+    if k in ("answer", "ask"):
+        return f"{'answer' if k == 'answer' else 'ask_user'}({act.text!r})"
     if k == "type":
         return f"pyautogui.write({act.text!r}{dev})"
     if k in ("home", "back"):

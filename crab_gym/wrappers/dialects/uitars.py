@@ -43,6 +43,7 @@ call_user(content='')  # ask the user a question (when the task has a user who k
 
 class UITars(Dialect):
     name = "uitars"
+    triple_clicks = False
     naming = "a device= argument in each call: click(start_box='(500,500)', device='android')"
     opens_apps = True
 
