@@ -139,15 +139,20 @@ class DesktopEnv(SubEnv):
 
         Drawing alone is not enough: an app builds a dialog (CPU, no pixels) for 0.1-0.3 s after a key.
         ``quiet`` defaults to 0.02 s; after keyboard input, to KEYBOARD_QUIET while a dialog has focus,
-        else KEYBOARD_QUIET_PLAIN. Bounded by ``timeout`` (both stretched by a slow
-        session itself).
+        else KEYBOARD_QUIET_PLAIN, and then KEYBOARD_QUIET again if the key opened a dialog (its toolkit
+        is still filling it: a file chooser loads its folder). Bounded by ``timeout`` (both stretched by a
+        slow session itself).
         """
         with _device_errors("settle"):
             s = self._session()
             s.check()
-            if quiet is None:
-                quiet = self._keyboard_quiet() if self._keyboard else 0.02
+            if quiet is not None or not self._keyboard:
+                s.settle(0.02 if quiet is None else quiet, timeout)
+                return
+            quiet = self._keyboard_quiet()
             s.settle(quiet, timeout)
+            if quiet < KEYBOARD_QUIET and self._keyboard_quiet() == KEYBOARD_QUIET:
+                s.settle(KEYBOARD_QUIET, timeout)
 
     def _keyboard_quiet(self) -> float:
         """The quiet a keyboard action needs: long in a dialog, whose toolkit may arm a timer (see
