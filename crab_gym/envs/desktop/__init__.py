@@ -58,11 +58,13 @@ def _device_errors(what: str) -> Iterator[None]:
 # chooser enables its Save button about 150 ms after a name is typed, and Enter before that is lost. After
 # a keyboard action into a dialog (what the window manager reports of the focused window: EWMH type
 # DIALOG or transient) the screen must stay quiet this long to count as settled (measured with mousepad's
-# Save As dialog: settle with the default window returned 130 ms before the button changed). Into any
-# other window (a terminal, an editor, a spreadsheet) a key's effect shows as drawing or CPU at once, so a
-# short quiet does.
+# Save As dialog: settle with the default window returned 130 ms before the button changed). And Enter
+# there activates the default button as a key would: GTK draws it pressed, then clicks it 250 ms later
+# (gtkbutton.c ACTIVATE_TIMEOUT) with nothing drawn or computed between, so the quiet exceeds that with
+# room for a loaded machine (0.25 lost the save 4 runs in 12 on a busy disk). Into any other window (a
+# terminal, an editor, a spreadsheet) a key's effect shows as drawing or CPU at once, so a short quiet does.
 KEYBOARD_ACTIONS = frozenset({"write_text", "press", "hotkey", "key_down", "key_up"})
-KEYBOARD_QUIET = 0.25
+KEYBOARD_QUIET = 0.35
 KEYBOARD_QUIET_PLAIN = 0.05
 
 
