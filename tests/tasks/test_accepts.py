@@ -94,9 +94,20 @@ def test_maps_route_distance_draws_only_drivable_pairs() -> None:
     assert not template.accepted({"origin": "Tokyo", "destination": "London"})  # another continent
 
 
-def test_no_v1_maps_route_answers_no_driving_route() -> None:
-    answers = Counter(
-        s.output() for t in load_tasks("v1") for s in t.subtasks if s.template.id == "maps_route_distance"
+def test_no_v1_family_has_one_answer_for_most_of_its_tasks() -> None:
+    """A constant guess must not be right for most of a family's tasks ('no driving route' was, 76 %)."""
+    answers: dict[str, Counter] = {}
+    for task in load_tasks("v1"):
+        for s in task.subtasks:
+            if s.template.output is not None:
+                answers.setdefault(s.template.id, Counter())[repr(s.output())] += 1
+    assert (
+        len(answers["maps_route_distance"]) > 40
+        and "'no driving route'" not in answers["maps_route_distance"]
     )
-    assert sum(answers.values()) >= 50 and "no driving route" not in answers
-    assert max(answers.values()) <= 0.5 * sum(answers.values())
+    flat = {
+        tid: c.most_common(1)[0]
+        for tid, c in answers.items()
+        if c.total() >= 4 and c.most_common(1)[0][1] > 0.5 * c.total()  # one instance: not a family to judge
+    }
+    assert not flat
