@@ -127,6 +127,10 @@ class SubTaskTemplate:
     # The task sets its tasks may be drawn into (see BASE_SETS); empty: registered only for task files
     # that name it (CRAB's UUIDs). An interactive template is never in "v0" or "generated".
     sets: frozenset[str] = BASE_SETS
+    # ``accepts(**attrs)``: whether sampled attributes make a fair task (a Maps route that exists, say);
+    # the sampler redraws until it holds (crab_gym.tasks.generator.sample_attributes), and a composition
+    # whose fed attributes break it is not drawn. None: any draw.
+    accepts: Callable[..., bool] | None = None
 
     def __post_init__(self) -> None:
         fields = {
@@ -161,6 +165,10 @@ class SubTaskTemplate:
     def input_types(self) -> dict[str, str]:
         """Input attribute -> its type: what a predecessor's output may fill."""
         return {a: self.attributes[a] for a in self.inputs}
+
+    def accepted(self, attrs: Mapping[str, Any]) -> bool:
+        """Whether ``attrs`` satisfy the template's ``accepts`` predicate (always, without one)."""
+        return self.accepts is None or bool(self.accepts(**attrs))
 
     def instantiate(self, **attrs: Any) -> SubTask:
         missing = set(self.attributes) - set(attrs)

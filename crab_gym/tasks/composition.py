@@ -142,9 +142,9 @@ def sample_composition(
 
     It starts from a random typed link α→β; each further sub-task is fed by the output of one already
     chosen (a chain α→β→γ, or a fork α→β, α→γ). ``sample_attributes(template, rng)`` draws a template's
-    attributes, and fed attributes then take their predecessor's output. Only ``rng`` is used for
-    randomness and candidates are visited in the pool's order, so a seed fixes the result. Template
-    sequences in ``avoid`` are not drawn.
+    attributes, and fed attributes then take their predecessor's output (kept only if every template
+    still ``accepts`` its attributes). Only ``rng`` is used for randomness and candidates are visited in
+    the pool's order, so a seed fixes the result. Template sequences in ``avoid`` are not drawn.
     """
     pairs = links(pool)
     if not pairs:
@@ -176,6 +176,8 @@ def sample_composition(
             attrs[attr] = subs[src].output()
             subs[dst] = chosen[dst].instantiate(**attrs)
         if not _distinct(subs, {(dst, attr) for _, dst, attr in fed}):
+            continue
+        if not all(s.template.accepted(s.attributes) for s in subs):  # a fed value may break it
             continue
         task = compose(task_id + "-" + "+".join(t.id for t in chosen), subs, edges)
         if not min_nodes <= task.node_count <= max_nodes:

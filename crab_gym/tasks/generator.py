@@ -110,8 +110,10 @@ for _ext in ("odt", "ods", "odp", "txt", "md", "csv", "sh", "tar.gz", "png", "pd
     SAMPLERS[f"path.{_ext}"] = _path_with(_ext)
 
 
-def sample_attributes(template: SubTaskTemplate, rng: random.Random, tries: int = 50) -> dict[str, object]:
-    """Attributes for ``template``; values of one type are distinct within a sub-task."""
+def sample_attributes(template: SubTaskTemplate, rng: random.Random, tries: int = 200) -> dict[str, object]:
+    """Attributes for ``template``: values of one type are distinct within a sub-task, and the template's
+    ``accepts`` predicate holds (redrawn up to ``tries`` times, then a one-line error naming it)."""
+    distinct = 0
     for _ in range(tries):
         attrs = {}
         for name, type_name in template.attributes.items():
@@ -121,8 +123,16 @@ def sample_attributes(template: SubTaskTemplate, rng: random.Random, tries: int 
                 )
             attrs[name] = SAMPLERS[type_name](rng)
         values = [repr(v) for v in attrs.values()]
-        if len(set(values)) == len(values):
+        if len(set(values)) != len(values):
+            continue
+        distinct += 1
+        if template.accepted(attrs):
             return attrs
+    if distinct:
+        raise RuntimeError(
+            f"template {template.id}: its accepts predicate held for none of {distinct} draws "
+            f"(of {tries} tries)"
+        )
     raise RuntimeError(f"template {template.id}: could not draw distinct attributes")
 
 

@@ -124,4 +124,5 @@ MAPS_ROUTE_DISTANCE = SubTaskTemplate(
     apps=(MAPS,),
     output_type="text",
     output=_distance,
+    accepts=lambda origin, destination: maps().route(origin, destination) is not None,  # a drivable pair
 )
