@@ -7,7 +7,8 @@ the template HOME, the offline web, Xvfb (and xauth, xhost), the wallpaper, then
 stale clients, restore HOME, the keepers: the accessibility bus and registry and the panel; the session bus,
 openbox, the panel's reset), the task's setup, the settle, the first screenshot.
 
-Run: .venv/bin/python bench/desktop_start.py [runs]   (PYTHONPATH picks the tree)
+Run: .venv/bin/python bench/desktop_start.py [TREE ...] [rounds]   (e.g. /work/main . 3: alternating starts
+of each tree, imported through PYTHONPATH; default the current folder, 3 rounds)
 """
 
 from __future__ import annotations
@@ -83,30 +84,47 @@ env.close()
 """
 
 
-def main(argv: list[str]) -> int:
-    runs = int(argv[0]) if argv else 3
-    env = {**os.environ}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "crab-desktop-start-pycache")
-    subprocess.run([sys.executable, "-c", CHILD], env=env, stdout=subprocess.DEVNULL, check=True, timeout=300)
-    results, walls = [], []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True, env=env)
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        walls.append(time.perf_counter() - t0)
-        proc.wait(120)
-        results.append(json.loads(line))
+def start(tree: str) -> tuple[float, dict]:
+    """One cold start from ``tree``: wall seconds to the first observation and the child's timings."""
+    env = {**os.environ, "PYTHONPATH": tree}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, per tree, as an installed package has it
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), f"crab-desktop-start-{abs(hash(tree))}")
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(  # cwd: ``-c`` puts it first on sys.path, before PYTHONPATH
+        [sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True, env=env, cwd=tree
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    wall = time.perf_counter() - t0
+    proc.wait(120)
+    if not line:
+        raise RuntimeError(f"the child from {tree} failed (exit {proc.returncode})")
+    return wall, json.loads(line)
+
+
+def report(tree: str, runs: list[tuple[float, dict]]) -> None:
+    walls, results = [w for w, _ in runs], [r for _, r in runs]
     med = {k: statistics.median(r[k] for r in results) for k in ("imports", "make", "reset")}
     split = ", ".join(f"{k} {v:.3f}" for k, v in med.items())
-    print(f"cold start {statistics.median(walls):.3f} s ({split}); medians of {runs}")
-    # Steps by (order, label) of the first run; durations are medians over runs (same steps in each run).
-    labels = [(depth, label) for _, depth, label, _ in results[0]["steps"]]
-    for i, (depth, label) in enumerate(labels):
-        d = statistics.median(r["steps"][i][3] for r in results if len(r["steps"]) == len(labels))
-        start = results[0]["steps"][i][0]
-        print(f"  {start:6.3f} {'  ' * depth}{label}: {d:.3f} s")
+    print(f"{tree}: cold start {statistics.median(walls):.3f} s ({split}); medians of {len(runs)}")
+    # Steps in the order of the first run; durations are medians over the runs that took the same steps.
+    first = results[0]["steps"]
+    same = [r["steps"] for r in results if [s[2] for s in r["steps"]] == [s[2] for s in first]]
+    for i, (at, depth, label, _) in enumerate(first):
+        print(f"  {at:6.3f} {'  ' * depth}{label}: {statistics.median(s[i][3] for s in same):.3f} s")
+
+
+def main(argv: list[str]) -> int:
+    rounds = int(argv.pop()) if argv and argv[-1].isdigit() else 3
+    trees = [os.path.abspath(t) for t in argv] or [os.getcwd()]
+    for tree in trees:  # fill the bytecode caches
+        start(tree)
+    runs: dict[str, list[tuple[float, dict]]] = {t: [] for t in trees}
+    for r in range(rounds):  # alternating, so both trees see the same load
+        for tree in trees if r % 2 == 0 else trees[::-1]:
+            runs[tree].append(start(tree))
+    for tree in trees:
+        report(tree, runs[tree])
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return 0
 

@@ -11,8 +11,8 @@ from crab_gym.core.actions import ActionSpec
 from crab_gym.envs.android.actions import ACTIONS
 
 # Modules a phone never needs: the desktop sub-env, its X and screenshot libraries, networkx (task graphs
-# given as networkx graphs) and rich (printed tables).
-HEAVY = ("crab_gym.envs.desktop", "Xlib", "mss", "networkx", "rich")
+# given as networkx graphs), rich (printed tables) and the vector envs (crab_gym.make_vec).
+HEAVY = ("crab_gym.envs.desktop", "Xlib", "mss", "networkx", "rich", "crab_gym.vector")
 
 
 def _python(code: str) -> subprocess.CompletedProcess[str]:
