@@ -1,6 +1,7 @@
 """Where a desktop's cold start goes: a fresh interpreter makes ``Crab-Desktop-v0`` (the v0 tasks) and takes
 its first observation, with the start-up steps timed from inside (wall seconds, nested steps indented, each
-the median over ``runs`` fresh processes).
+the median over ``runs`` fresh processes), and the CPU seconds of the env's own process in imports, make
+and the first reset (a loaded machine stretches wall time far more than CPU time).
 
 Steps timed: imports; ``gym.make``; in the first ``reset``: the session slot (user, namespaces), the copy of
 the template HOME, the offline web, Xvfb (and xauth, xhost), the wallpaper, then the session's reset (kill
@@ -30,20 +31,25 @@ def timed(module, owner, name, label):
     obj = importlib.import_module(module)
     target = getattr(obj, owner) if owner else obj
     fn = getattr(target, name)
+    active = [False]
     @functools.wraps(fn)
     def wrapper(*a, **k):
+        if active[0]:  # a recursive call (copytree): timed as part of the outer one
+            return fn(*a, **k)
+        active[0] = True
         DEPTH[0] += 1
         t = time.perf_counter()
         try:
             return fn(*a, **k)
         finally:
+            active[0] = False
             DEPTH[0] -= 1
             TIMES.append((t - T0, DEPTH[0], label, time.perf_counter() - t))
     static = isinstance(inspect.getattr_static(target, name), classmethod)  # bound already
     setattr(target, name, staticmethod(wrapper) if static else wrapper)
 
 import gymnasium as gym, crab_gym
-T1 = time.perf_counter()
+T1, C1 = time.perf_counter(), time.process_time()
 X, D = "crab_gym.envs.desktop.backends.xvfb", "crab_gym.envs.desktop"
 for module, owner, name, label in [
     (X, "XvfbSession", "__init__", "session slot (user, namespaces)"),
@@ -76,10 +82,12 @@ def run(argv, *a, **k):
         TIMES.append((t - T0, DEPTH[0], "run " + " ".join(map(str, argv))[:40], time.perf_counter() - t))
 subprocess.run = run
 env = gym.make("Crab-Desktop-v0", tasks="v0")
-T2 = time.perf_counter()
+T2, C2 = time.perf_counter(), time.process_time()
 env.reset(seed=0)
-T3 = time.perf_counter()
-print(json.dumps({"imports": T1 - T0, "make": T2 - T1, "reset": T3 - T2, "steps": sorted(TIMES)}), flush=True)
+T3, C3 = time.perf_counter(), time.process_time()
+times = {"imports": T1 - T0, "make": T2 - T1, "reset": T3 - T2}
+cpu = {"imports_cpu": C1, "make_cpu": C2 - C1, "reset_cpu": C3 - C2}  # this process only
+print(json.dumps({**times, **cpu, "steps": sorted(TIMES)}), flush=True)
 env.close()
 """
 
@@ -104,7 +112,8 @@ def start(tree: str) -> tuple[float, dict]:
 
 def report(tree: str, runs: list[tuple[float, dict]]) -> None:
     walls, results = [w for w, _ in runs], [r for _, r in runs]
-    med = {k: statistics.median(r[k] for r in results) for k in ("imports", "make", "reset")}
+    keys = ("imports", "make", "reset", "imports_cpu", "make_cpu", "reset_cpu")
+    med = {k: statistics.median(r[k] for r in results) for k in keys}
     split = ", ".join(f"{k} {v:.3f}" for k, v in med.items())
     print(f"{tree}: cold start {statistics.median(walls):.3f} s ({split}); medians of {len(runs)}")
     # Steps in the order of the first run; durations are medians over the runs that took the same steps.
