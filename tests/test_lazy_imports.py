@@ -64,3 +64,16 @@ def test_an_action_builds_its_pydantic_model_when_first_used():
     assert fresh.parameters_schema() == spec.parameters_schema()
     assert fresh.model is not None and fresh.params_model() is fresh.model
     assert pickle.loads(pickle.dumps(spec)) is spec
+
+
+def test_a_lazy_module_imports_at_first_use_and_copies_without_recursion():
+    res = _python(
+        "import copy, sys\n"
+        "from crab_gym.core.lazy import lazy_module\n"
+        "m = lazy_module('xml.dom.minidom')\n"
+        "before = 'xml.dom.minidom' in sys.modules\n"
+        "copy.copy(m)\n"
+        "print(before, m.parseString('<a/>').documentElement.tagName, 'xml.dom.minidom' in sys.modules)\n"
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["False", "a", "True"]

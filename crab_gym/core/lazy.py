@@ -21,6 +21,8 @@ class LazyModule:
         self._module: ModuleType | None = None
 
     def __getattr__(self, attr: str) -> Any:  # only for names not set in __init__
+        if attr.startswith("_"):  # copy/pickle probing an instance made without __init__: no recursion
+            raise AttributeError(attr)
         if self._module is None:
             self._module = importlib.import_module(self._name)
         return getattr(self._module, attr)
