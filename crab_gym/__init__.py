@@ -6,12 +6,29 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from gymnasium.envs.registration import register
 
 from crab_gym.rollout import rollout
-from crab_gym.vector import make_vec
+
+if TYPE_CHECKING:
+    from crab_gym.vector import make_vec
 
 __all__ = ["make_vec", "rollout"]
+
+
+def __getattr__(name: str) -> Any:
+    """``make_vec``, imported when first asked for: a process that makes one env needs no vector code.
+
+    (Registration names entry points as strings, so ``gym.make`` imports only the env it makes.)
+    """
+    if name == "make_vec":
+        from crab_gym.vector import make_vec
+
+        return make_vec
+    raise AttributeError(f"module 'crab_gym' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 

@@ -12,7 +12,7 @@ import importlib
 import inspect
 import pickle
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, overload
 
@@ -116,7 +116,9 @@ class ActionSpec:
     description: str
     fn: Callable[..., Any]
     params: tuple[ParamSpec, ...]
-    model: type[pydantic.BaseModel]
+    model: type[pydantic.BaseModel] | None = field(default=None, repr=False)
+    """The pydantic model that validates the parameters; None: built from ``params`` when first needed (see
+    :meth:`params_model`), as a process that makes one device's env builds no other device's models."""
     rebuild: tuple[Callable[..., ActionSpec], tuple[Any, ...]] | None = field(default=None, repr=False)
     """For a spec derived at run time from another (a wrapper's variant): a module-level function and its
     picklable arguments that build it again, so the spec pickles by recipe instead of by reference."""
@@ -141,10 +143,18 @@ class ActionSpec:
             names = set(self.param_names)
             params = {k: v for k, v in params.items() if k in names}
         try:
-            model = self.model.model_validate(dict(params))
+            model = self.params_model().model_validate(dict(params))
         except pydantic.ValidationError as exc:
             raise InvalidAction(self._explain(exc, params)) from None
         return {name: getattr(model, name) for name in self.param_names}
+
+    def params_model(self) -> type[pydantic.BaseModel]:
+        """The pydantic model of the parameters (``model``, or one built from ``params`` and kept)."""
+        if self.model is not None:
+            return self.model
+        model = build_params_model(f"{self.name}_params", self.params)
+        object.__setattr__(self, "model", model)  # frozen: a cache, not a change of value
+        return model
 
     def __call__(self, target: Any, **params: Any) -> Any:
         """Validate ``params`` and run the action on ``target`` (the device or backend)."""
@@ -152,7 +162,7 @@ class ActionSpec:
 
     def parameters_schema(self) -> dict[str, Any]:
         """JSON schema of the parameters object: inlined, untitled, closed to unknown keys."""
-        schema = _clean_schema(self.model.model_json_schema())
+        schema = _clean_schema(self.params_model().model_json_schema())
         schema.setdefault("properties", {})
         schema["required"] = [p.name for p in self.params if p.required]
         schema["additionalProperties"] = False
@@ -272,12 +282,20 @@ def _build_spec(fn: Callable[..., Any], name: str) -> ActionSpec:
     stale = set(arg_docs) - {p.name for p in params} - {sig_params[0].name}
     if stale:
         raise TypeError(f"{where}: docstring documents unknown parameter(s) {sorted(stale)}")
+    return ActionSpec(name=name, description=description, fn=fn, params=tuple(params))
+
+
+def build_params_model(name: str, params: Sequence[ParamSpec]) -> type[pydantic.BaseModel]:
+    """A pydantic model named ``name`` with one field per parameter, closed to unknown keys.
+
+    Built when an action is first validated or described, not at decoration: each model takes milliseconds
+    to build, and a process that drives one device needs none of the other devices' models.
+    """
     fields: dict[str, Any] = {
         p.name: (p.annotation, Field(... if p.required else p.default, description=p.description))
         for p in params
     }
-    model = pydantic.create_model(f"{name}_params", __config__=ConfigDict(extra="forbid"), **fields)
-    return ActionSpec(name=name, description=description, fn=fn, params=tuple(params), model=model)
+    return pydantic.create_model(name, __config__=ConfigDict(extra="forbid"), **fields)
 
 
 # -- JSON schema helpers ---------------------------------------------------------------------------------

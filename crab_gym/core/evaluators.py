@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 __all__ = [
     "EVALUATORS",
+    "EVALUATOR_MODULES",
     "Check",
     "CheckResult",
     "EvaluatorFactory",
@@ -318,6 +319,10 @@ def _rebuild_leaf(module: str, qualified_name: str, kwargs: dict[str, Any]) -> C
 EVALUATORS: dict[str, EvaluatorFactory] = {}
 """Every registered evaluator, keyed by ``"<env>.<function name>"``."""
 
+EVALUATOR_MODULES: dict[str, tuple[str, ...]] = {}
+"""Per env, modules that register its evaluators and that :func:`get_evaluator` imports for a name not yet
+registered (filled by whoever defers importing them, e.g. the task templates)."""
+
 
 @overload
 def evaluator(fn: Callable[..., bool], *, env: str, name: str | None = None) -> EvaluatorFactory: ...
@@ -356,6 +361,9 @@ def _origin(fn: Callable[..., Any]) -> str:
 
 def get_evaluator(qualified_name: str) -> EvaluatorFactory:
     """The registered evaluator ``"<env>.<name>"``, or ``KeyError`` listing what is registered."""
+    if qualified_name not in EVALUATORS:
+        for module in EVALUATOR_MODULES.get(qualified_name.partition(".")[0], ()):
+            importlib.import_module(module)
     try:
         return EVALUATORS[qualified_name]
     except KeyError:

@@ -238,7 +238,8 @@ def task_from_json(
         except ValueError as e:
             raise fail(f"{where}.attribute", str(e)) from None
         try:  # attribute values of the wrong kind break the template's instruction, checks or solution
-            sub.instruction, as_graph(sub.graph()), sub.template.solution(**sub.attributes)
+            # (the checks themselves: chaining a list of them, which needs networkx, cannot fail)
+            sub.instruction, sub.template.evaluator(**sub.attributes), sub.template.solution(**sub.attributes)
         except Exception as e:
             raise fail(
                 f"{where}.attribute", f"does not fit template {template.id} ({type(e).__name__}: {e})"

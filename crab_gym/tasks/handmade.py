@@ -10,9 +10,7 @@ Their templates are not registered, so the generator never draws them; ``load_ta
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from crab_gym.core.evaluators import Check
 from crab_gym.core.tasks import Step, SubTaskTemplate, Task, get_template
@@ -20,10 +18,15 @@ from crab_gym.envs.android import evaluators as phone
 from crab_gym.envs.desktop import evaluators as desk
 from crab_gym.tasks.templates.android.layout import NETWORK_SWITCHES
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 CONTACTS_FILE = "~/Documents/contacts.txt"
 
 
 def _graph(checks: list[Check], edges: list[tuple[int, int]]) -> nx.DiGraph:
+    import networkx as nx  # when a handmade task's checks are built, not when v0 loads (cold start)
+
     g: nx.DiGraph[int] = nx.DiGraph()
     for i, c in enumerate(checks):
         g.add_node(i, check=c)

@@ -1,8 +1,11 @@
 """Built-in sub-task templates; importing this package registers them (see crab_gym.core.tasks.TEMPLATES).
 
-One module per platform; cross-device templates go in their own module.
+One module per platform; cross-device templates go in their own module. The desktop's evaluators (and with
+them Xlib and the desktop's actions) are imported when a desktop task is first built, so a process that
+only drives the phone never loads them; ``EVALUATOR_MODULES`` lets a check read back from JSON find them.
 """
 
+from crab_gym.core.evaluators import EVALUATOR_MODULES
 from crab_gym.tasks.templates import (
     android,  # noqa: F401
     ask,  # noqa: F401 - interactive: never drawn by the generator
@@ -12,3 +15,5 @@ from crab_gym.tasks.templates import (
     events,  # noqa: F401 - interactive: never drawn by the generator
 )
 from crab_gym.tasks.templates.desktop import browser  # noqa: F401 - Chromium (for v1)
+
+EVALUATOR_MODULES["ubuntu"] = ("crab_gym.envs.desktop.evaluators", "crab_gym.envs.desktop.image_evaluators")

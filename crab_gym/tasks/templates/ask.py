@@ -10,12 +10,17 @@ so v0 and ``generate_tasks`` stay as they were. Their tasks: ``load_tasks("ask-u
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import ASK_SETS, Step, SubTaskTemplate, get_template, register
 from crab_gym.core.user import UserFact
 from crab_gym.envs.android import evaluators as phone
-from crab_gym.envs.desktop import evaluators as desk
+
+if TYPE_CHECKING:  # imported when a desktop task is built: a phone-only process never loads it
+    from crab_gym.envs.desktop import evaluators as desk
+else:
+    desk = lazy_module("crab_gym.envs.desktop.evaluators")
 
 ANDROID, DESKTOP, BOTH = ("android",), ("ubuntu",), ("ubuntu", "android")
 MESSAGES, CONTACTS = "com.google.android.apps.messaging", "com.android.contacts"

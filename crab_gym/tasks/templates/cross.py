@@ -7,12 +7,17 @@ device alone completes at most half. Solutions reuse the single-device templates
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import V0_SETS, Step, SubTaskTemplate, get_template, register
 from crab_gym.envs.android import evaluators as phone
-from crab_gym.envs.desktop import evaluators as desk
 from crab_gym.tasks.templates.android.layout import HOME
+
+if TYPE_CHECKING:  # imported when a desktop task is built: a phone-only process never loads it
+    from crab_gym.envs.desktop import evaluators as desk
+else:
+    desk = lazy_module("crab_gym.envs.desktop.evaluators")
 
 PLATFORMS = ("ubuntu", "android")
 CONTACTS = "com.android.contacts"

@@ -4,14 +4,21 @@ other (phone Chrome -> a desktop file; desktop Chromium -> a phone note). Each h
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import Step, SubTaskTemplate, get_template, register
 from crab_gym.envs.android import evaluators as phone
 from crab_gym.envs.android import web_evaluators as phone_web
-from crab_gym.envs.desktop import evaluators as desk
 from crab_gym.tasks.templates.android.chrome import CHROME
 from crab_gym.tasks.templates.android.web import open_page, page_path
 from crab_gym.tasks.templates.desktop.browser import chromium_to, write_line
 from crab_gym.web.content.encyclopedia import fact
+
+if TYPE_CHECKING:  # imported when a desktop task is built: a phone-only process never loads it
+    from crab_gym.envs.desktop import evaluators as desk
+else:
+    desk = lazy_module("crab_gym.envs.desktop.evaluators")
 
 PLATFORMS = ("ubuntu", "android")
 KEEP = "com.google.android.keep"

@@ -12,15 +12,20 @@ generator; their tasks are ``load_tasks("events")``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crab_gym.core.events import DeviceEvent
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import EVENT_SETS, Step, SubTaskTemplate, get_template, register
 from crab_gym.envs.android import evaluators as phone
-from crab_gym.envs.desktop import evaluators as desk
 from crab_gym.envs.root import answer_equals
 from crab_gym.tasks.templates import android, cross, desktop  # noqa: F401 - the bases register first
 from crab_gym.tasks.templates.ask import solve
+
+if TYPE_CHECKING:  # imported when a desktop task is built: a phone-only process never loads it
+    from crab_gym.envs.desktop import evaluators as desk
+else:
+    desk = lazy_module("crab_gym.envs.desktop.evaluators")
 
 ANDROID, BOTH = ("android",), ("ubuntu", "android")
 EVENT_OPS = ("add_sms", "add_call", "write_file")  # setup operations that become events when they arrive

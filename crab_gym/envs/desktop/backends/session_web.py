@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import warnings
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from crab_gym.envs.base import DeviceError
@@ -116,12 +117,17 @@ def install_profiles(home: Path, ca_pem: Path) -> None:
         raise DeviceError("the offline web needs certutil (Debian package libnss3-tools; scripts/setup.sh)")
     firefox = home / FIREFOX_PROFILE
     nssdb = home / ".pki/nssdb"
-    for db in (firefox, nssdb):
+
+    def make_db(db: Path) -> None:
         db.mkdir(parents=True, exist_ok=True)
         for args in (["-N", "--empty-password"], ["-A", "-n", CA_NAME, "-t", "C,,", "-i", str(ca_pem)]):
             res = subprocess.run([certutil, "-d", f"sql:{db}", *args], capture_output=True, text=True)
             if res.returncode != 0:
                 raise DeviceError(f"certutil {args[0]} on {db}: {res.stderr.strip() or res.stdout.strip()}")
+
+    with ThreadPoolExecutor(2, thread_name_prefix="certutil") as pool:  # two databases, made side by side
+        for done in [pool.submit(make_db, db) for db in (firefox, nssdb)]:
+            done.result()  # re-raises a DeviceError
     (firefox.parent / "profiles.ini").write_text(
         "[General]\nStartWithLastProfile=1\nVersion=2\n\n"
         f"[Profile0]\nName=default\nIsRelative=1\nPath={firefox.name}\nDefault=1\n"

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,10 @@ class XvfbSession:
             shutil.rmtree(d)
         d.mkdir(parents=True)
         os.chmod(d, 0o711)
+        # numpy draws the wallpaper without the GIL while the web's certutil runs and Xvfb starts.
+        pool = ThreadPoolExecutor(1, thread_name_prefix="wallpaper")
+        wallpaper = pool.submit(draw_wallpaper, self.size)
+        pool.shutdown(wait=False)  # the thread ends once the picture is drawn
         shutil.copytree(TEMPLATE_HOME, self.pristine, symlinks=True)
         os.chmod(self.pristine, 0o700)  # HOME is private to the session user
         self.run_dir.mkdir(mode=0o700)
@@ -100,7 +105,7 @@ class XvfbSession:
         self._start_xvfb()
         self.x = X11Display(self.display_name)
         self._root_props = self.x.root_properties()
-        set_root_background(self.display_name, draw_wallpaper(self.size))
+        set_root_background(self.display_name, wallpaper.result())
         self.reset()
         self._xvfb_mb0 = self.x_server_mb()
 

@@ -5,10 +5,17 @@ in every web world, so a check needs no seed. Registered for v1; not in v0's sam
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import Step, SubTaskTemplate, get_template, register
-from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import PLATFORMS, step
 from crab_gym.web.content.encyclopedia import fact
+
+if TYPE_CHECKING:  # imported when a desktop task is built: a phone-only process never loads it
+    from crab_gym.envs.desktop import evaluators as ev
+else:
+    ev = lazy_module("crab_gym.envs.desktop.evaluators")
 
 
 def chromium_to(url: str) -> list[Step]:

@@ -11,15 +11,20 @@ import io
 import random
 import zlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import V1_SETS, Step, SubTaskTemplate
 from crab_gym.envs import root
-from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import PLATFORMS, desktop, save_as, shell_quote, step, terminal
+
+if TYPE_CHECKING:  # imported when a desktop task is built: a phone-only process never loads it
+    from crab_gym.envs.desktop import evaluators as ev
+else:
+    ev = lazy_module("crab_gym.envs.desktop.evaluators")
 
 _WORDS = (
     "harbor lantern copper meadow signal orbit maple quartz ember violet tundra canyon willow "
@@ -208,14 +213,15 @@ def _paste_setup(envs: Mapping[str, Any], file_path: str) -> None:
 
 
 def _paste(
-    template_id: str, app: str, launcher: str, into: str, check: Any, path_type: str
+    template_id: str, app: str, launcher: str, into: str, check: str, path_type: str
 ) -> SubTaskTemplate:
-    """Paste the clipboard (the setup's text) into a new document of ``app``, saved as ``file_path``."""
+    """Paste the clipboard (the setup's text) into a new document of ``app``, saved as ``file_path``;
+    ``check`` names the desktop evaluator that reads it (looked up when a task is built)."""
     return SubTaskTemplate(
         id=template_id,
         description=f"Paste the text on the clipboard into {into} {{file_path}}.",
         attributes={"file_path": path_type},
-        evaluator=lambda file_path: [ev.file_exists(path=file_path), check(path=file_path)],
+        evaluator=lambda file_path: [ev.file_exists(path=file_path), getattr(ev, check)(path=file_path)],
         setup=_paste_setup,
         solution=lambda file_path: [
             step("search_application", name=launcher),
@@ -235,7 +241,7 @@ WRITER_PASTE = _paste(
     "writer",
     "writer",
     "a new LibreOffice Writer document and save it in OpenDocument format as",
-    ev.document_holds_clipboard,
+    "document_holds_clipboard",
     "path.odt",
 )
 # CRAB names VS Code, which no registry we reach has: the desktop's editor, Mousepad, stands in.
@@ -244,7 +250,7 @@ TEXT_EDITOR_PASTE = _paste(
     "text_editor",
     "text editor",
     "a new document in the Text Editor (Mousepad) and save it as",
-    ev.file_lines_hold_clipboard,
+    "file_lines_hold_clipboard",
     "path",
 )
 

@@ -8,12 +8,17 @@ names. The scripted solutions use the menus by keyboard and the Position and Siz
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import V1_SETS, Step, SubTaskTemplate
-from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import PLATFORMS, desktop, save_as, step
 from crab_gym.tasks.templates.desktop.crab_extra import seeded_picture
+
+if TYPE_CHECKING:  # imported when a desktop task is built: a phone-only process never loads it
+    from crab_gym.envs.desktop import evaluators as ev
+else:
+    ev = lazy_module("crab_gym.envs.desktop.evaluators")
 
 # Writer's Frame toolbar while an image is selected, window maximised: the Anchor drop-down, and its item
 # "As Character" (the image sits in its paragraph's line like a letter).

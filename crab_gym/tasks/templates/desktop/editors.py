@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import V0_SETS, SubTaskTemplate
-from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import (
     PLATFORMS,
     desktop,
@@ -15,6 +15,11 @@ from crab_gym.tasks.templates.desktop.common import (
     step,
     terminal,
 )
+
+if TYPE_CHECKING:  # imported when a desktop task is built: a phone-only process never loads it
+    from crab_gym.envs.desktop import evaluators as ev
+else:
+    ev = lazy_module("crab_gym.envs.desktop.evaluators")
 
 # ---- text editor (Mousepad) ---------------------------------------------------------------------
 

@@ -5,13 +5,19 @@ dialogs, the checks read the saved file."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import V1_SETS, Step, SubTaskTemplate
-from crab_gym.envs.desktop import evaluators as ev
-from crab_gym.envs.desktop import image_evaluators as img_ev
 from crab_gym.tasks.templates.desktop.common import PLATFORMS, desktop, step
 from crab_gym.tasks.templates.desktop.crab_extra import seeded_picture
+
+if TYPE_CHECKING:  # imported when a desktop task is built: a phone-only process never loads it
+    from crab_gym.envs.desktop import evaluators as ev
+    from crab_gym.envs.desktop import image_evaluators as img_ev
+else:
+    ev = lazy_module("crab_gym.envs.desktop.evaluators")
+    img_ev = lazy_module("crab_gym.envs.desktop.image_evaluators")
 
 IMAGE_SIZE = (320, 240)
 WAIT = Step("root", "wait", {"seconds": 1})

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, quote_plus
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import V1_SETS, Step, SubTaskTemplate
-from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.tasks.templates.desktop.common import (
     PLATFORMS,
     desktop,
@@ -27,6 +27,11 @@ from crab_gym.tasks.templates.desktop.common import (
 )
 from crab_gym.web.content.apidocs import doc_page
 from crab_gym.web.content.world import WebWorld
+
+if TYPE_CHECKING:  # imported when a desktop task is built: a phone-only process never loads it
+    from crab_gym.envs.desktop import evaluators as ev
+else:
+    ev = lazy_module("crab_gym.envs.desktop.evaluators")
 
 DOCS_TITLE = "{function} — PyTorch 1.13 documentation"
 

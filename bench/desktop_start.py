@@ -1,0 +1,142 @@
+"""Where a desktop's cold start goes: a fresh interpreter makes ``Crab-Desktop-v0`` (the v0 tasks) and takes
+its first observation, with the start-up steps timed from inside (wall seconds, nested steps indented, each
+the median over ``runs`` fresh processes), and the CPU seconds of the env's own process in imports, make
+and the first reset (a loaded machine stretches wall time far more than CPU time).
+
+Steps timed: imports; ``gym.make``; in the first ``reset``: the session slot (user, namespaces), the copy of
+the template HOME, the offline web, Xvfb (and xauth, xhost), the wallpaper, then the session's reset (kill
+stale clients, restore HOME, the keepers: the accessibility bus and registry and the panel; the session bus,
+openbox, the panel's reset), the task's setup, the settle, the first screenshot.
+
+Run: .venv/bin/python bench/desktop_start.py [TREE ...] [rounds]   (e.g. /work/main . 3: alternating starts
+of each tree, imported through PYTHONPATH; default the current folder, 3 rounds)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+CHILD = r"""
+import functools, importlib, inspect, json, time
+T0 = time.perf_counter()
+TIMES, DEPTH = [], [0]
+
+def timed(module, owner, name, label):
+    obj = importlib.import_module(module)
+    target = getattr(obj, owner) if owner else obj
+    fn = getattr(target, name)
+    active = [False]
+    @functools.wraps(fn)
+    def wrapper(*a, **k):
+        if active[0]:  # a recursive call (copytree): timed as part of the outer one
+            return fn(*a, **k)
+        active[0] = True
+        DEPTH[0] += 1
+        t = time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            active[0] = False
+            DEPTH[0] -= 1
+            TIMES.append((t - T0, DEPTH[0], label, time.perf_counter() - t))
+    static = isinstance(inspect.getattr_static(target, name), classmethod)  # bound already
+    setattr(target, name, staticmethod(wrapper) if static else wrapper)
+
+import gymnasium as gym, crab_gym
+T1, C1 = time.perf_counter(), time.process_time()
+X, D = "crab_gym.envs.desktop.backends.xvfb", "crab_gym.envs.desktop"
+for module, owner, name, label in [
+    (X, "XvfbSession", "__init__", "session slot (user, namespaces)"),
+    (X, "SessionWeb", "start_or_warn", "offline web (server in the namespace)"),
+    (X, "XvfbSession", "_chown_tree", "chown HOME and run dir"),
+    (X, "XvfbSession", "_start_xvfb", "Xvfb up (xauth, Xvfb, xhost)"),
+    (X, "", "draw_wallpaper", "draw the wallpaper"),
+    (X, "", "set_root_background", "set the root background"),
+    (X, "XvfbSession", "reset", "session reset"),
+    (X, "XvfbSession", "_kill_clients", "kill stale clients"),
+    (X, "XvfbSession", "_start_keepers", "keepers (a11y bus, registry, panel)"),
+    (X, "", "start_a11y_bus", "a11y bus and registry"),
+    ("crab_gym.envs.desktop.backends.panel", "Panel", "start", "panel start (GTK, first draw)"),
+    (X, "XvfbSession", "_start_dbus", "session bus"),
+    ("crab_gym.envs.desktop.backends.panel", "Panel", "reset", "panel reset"),
+    (D, "DesktopEnv", "reset", "desktop sub-env reset"),
+    ("crab_gym.core.tasks", "Task", "setup", "task setup"),
+    (D, "DesktopEnv", "settle", "settle"),
+    (D, "DesktopEnv", "screenshot", "screenshot"),
+]:
+    timed(module, owner, name, label)
+import shutil, subprocess
+timed("shutil", "", "copytree", "copy the template HOME")
+real_run = subprocess.run
+def run(argv, *a, **k):
+    t = time.perf_counter()
+    try:
+        return real_run(argv, *a, **k)
+    finally:
+        TIMES.append((t - T0, DEPTH[0], "run " + " ".join(map(str, argv))[:40], time.perf_counter() - t))
+subprocess.run = run
+env = gym.make("Crab-Desktop-v0", tasks="v0")
+T2, C2 = time.perf_counter(), time.process_time()
+env.reset(seed=0)
+T3, C3 = time.perf_counter(), time.process_time()
+times = {"imports": T1 - T0, "make": T2 - T1, "reset": T3 - T2}
+cpu = {"imports_cpu": C1, "make_cpu": C2 - C1, "reset_cpu": C3 - C2}  # this process only
+print(json.dumps({**times, **cpu, "steps": sorted(TIMES)}), flush=True)
+env.close()
+"""
+
+
+def start(tree: str) -> tuple[float, dict]:
+    """One cold start from ``tree``: wall seconds to the first observation and the child's timings."""
+    env = {**os.environ, "PYTHONPATH": tree}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, per tree, as an installed package has it
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), f"crab-desktop-start-{abs(hash(tree))}")
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(  # cwd: ``-c`` puts it first on sys.path, before PYTHONPATH
+        [sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True, env=env, cwd=tree
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    wall = time.perf_counter() - t0
+    proc.wait(120)
+    if not line:
+        raise RuntimeError(f"the child from {tree} failed (exit {proc.returncode})")
+    return wall, json.loads(line)
+
+
+def report(tree: str, runs: list[tuple[float, dict]]) -> None:
+    walls, results = [w for w, _ in runs], [r for _, r in runs]
+    keys = ("imports", "make", "reset", "imports_cpu", "make_cpu", "reset_cpu")
+    med = {k: statistics.median(r[k] for r in results) for k in keys}
+    split = ", ".join(f"{k} {v:.3f}" for k, v in med.items())
+    print(f"{tree}: cold start {statistics.median(walls):.3f} s ({split}); medians of {len(runs)}")
+    # Steps in the order of the first run; durations are medians over the runs that took the same steps.
+    first = results[0]["steps"]
+    same = [r["steps"] for r in results if [s[2] for s in r["steps"]] == [s[2] for s in first]]
+    for i, (at, depth, label, _) in enumerate(first):
+        print(f"  {at:6.3f} {'  ' * depth}{label}: {statistics.median(s[i][3] for s in same):.3f} s")
+
+
+def main(argv: list[str]) -> int:
+    rounds = int(argv.pop()) if argv and argv[-1].isdigit() else 3
+    trees = [os.path.abspath(t) for t in argv] or [os.getcwd()]
+    for tree in trees:  # fill the bytecode caches
+        start(tree)
+    runs: dict[str, list[tuple[float, dict]]] = {t: [] for t in trees}
+    for r in range(rounds):  # alternating, so both trees see the same load
+        for tree in trees if r % 2 == 0 else trees[::-1]:
+            runs[tree].append(start(tree))
+    for tree in trees:
+        report(tree, runs[tree])
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
