@@ -115,16 +115,16 @@ class Phone:
     def reset(self, seed: int | None = None) -> None:
         """Back to the pristine state of `seed` (default: the current one): files, databases, UI."""
         with self.lock:
-            self.readers.clear()  # wipe and restore change files under SQLite (restore rewrites in place)
             if seed is not None:
                 self.seed = seed
             if self.seed not in self._pristine:
+                self.readers.clear()  # wipe and restore change files under SQLite (restore rewrites in place)
                 self.fs.wipe(keep=(MARKER,))
                 db.seed_databases(self.fs, self.seed)
                 while len(self._pristine) >= PRISTINE_CACHE:  # keep the most recent seeds only
                     self._pristine.pop(next(iter(self._pristine)))
                 self._pristine[self.seed] = self.fs.snapshot()
-            self.fs.restore(self._pristine[self.seed])
+            self.fs.restore(self._pristine[self.seed], before_change=self.readers.clear)
             self._next_task = 1
             self.stack: list[Activity] = [self._new_activity(LAUNCHER, "home")]
             self.stopped: set[str] = set()
