@@ -175,14 +175,15 @@ def _slots(space: Space, shared: Any) -> int:
         return _slots(space.spaces[key], shared[key])
     if isinstance(space, spaces.Tuple):
         return _slots(space.spaces[0], shared[0])
-    return len(shared) // max(1, int(np.prod(space.shape)))
+    return len(shared) // max(1, int(np.prod(space.shape or ())))
 
 
 def _arrays_only(space: Space) -> bool:
+    """Whether every part of ``space`` is an array (and there is one): shared memory gives views of them."""
     if isinstance(space, spaces.Dict):
-        return all(_arrays_only(s) for s in space.spaces.values())
+        return bool(space.spaces) and all(_arrays_only(s) for s in space.spaces.values())
     if isinstance(space, spaces.Tuple):
-        return all(_arrays_only(s) for s in space.spaces)
+        return bool(space.spaces) and all(_arrays_only(s) for s in space.spaces)
     return isinstance(space, (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary))
 
 

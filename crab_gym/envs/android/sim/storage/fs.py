@@ -213,12 +213,12 @@ class Sandbox:
             st = os.lstat(path) if key in seen else None
             same = False
             if st is not None and st.st_size == len(data):
-                with open(path, "rb") as fh:
-                    same = fh.read() == data  # compare contents: mtimes are too coarse to trust
+                with open(path, "rb") as src:
+                    same = src.read() == data  # compare contents: mtimes are too coarse to trust
             if not same:
                 change()
-                with open(path, "wb") as fh:
-                    fh.write(data)
+                with open(path, "wb") as dst:
+                    dst.write(data)
             mode, mtime = snapshot.stats.get(key, (None, None))
             if mode is not None and (st is None or stat.S_IMODE(st.st_mode) != stat.S_IMODE(mode)):
                 change()
