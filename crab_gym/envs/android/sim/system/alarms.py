@@ -78,8 +78,8 @@ def _alarm_after(hour: int, minute: int, after_ms: int) -> int:
 
 def _due(phone) -> list[tuple[int, str, int]]:
     """(when, kind, id) of every running timer and enabled alarm, soonest first."""
-    with phone.lock:  # the kept readers: every reset asks, and a fresh connection costs ~0.7 ms
-        rows = phone.readers.rows
+    with phone.lock:  # kept connections: every reset asks, and a fresh connection costs ~0.7 ms
+        rows = phone.alarm_readers.rows
         timers = rows(
             db.ALARMS_DB,
             "SELECT _id, started + length FROM timers WHERE started IS NOT NULL AND rang IS NULL",
