@@ -295,3 +295,40 @@ def test_two_desktops_in_one_worker_and_a_killed_worker_rebuilds_both():
         assert {d["ubuntu"]["xvfb_pid"] for d in after}.isdisjoint(d["ubuntu"]["xvfb_pid"] for d in before)
     finally:
         vec.close()
+
+
+def test_a_worker_batches_array_observations_straight_into_its_part_of_the_shared_buffer():
+    """No copy per env per step: the worker's SyncVectorEnv concatenates into the shared buffer (at its
+    offset), and a space that is not arrays only (Text) keeps the copy env by env."""
+    import multiprocessing as mp  # noqa: PLC0415
+
+    from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory  # noqa: PLC0415
+
+    from crab_gym.vector.worker import _same_leaves, _shared_views  # noqa: PLC0415
+
+    vec = gym.vector.SyncVectorEnv([lambda: gym.make("CartPole-v1")] * 2, copy=False)
+    shared = create_shared_memory(vec.single_observation_space, 5, ctx=mp.get_context())
+    try:
+        views = _shared_views(vec, shared, 3)
+        assert views is not None
+        obs = vec.reset(seed=1)[0]
+        obs = vec.step(vec.action_space.sample())[0]
+        assert _same_leaves(obs, views)
+        whole = read_from_shared_memory(vec.single_observation_space, shared, 5)
+        assert np.array_equal(whole[3:], obs) and not whole[:3].any()
+    finally:
+        vec.close()
+    text = gym.spaces.Dict({"t": gym.spaces.Text(8), "b": gym.spaces.Box(0, 1, (2,))})
+    assert not _same_leaves({"t": ("a",), "b": np.zeros((1, 2))}, {"t": ("a",), "b": np.zeros((1, 2))})
+
+    class Texts(gym.Env):
+        observation_space, action_space = text, gym.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            return self.observation_space.sample(), {}
+
+    vec = gym.vector.SyncVectorEnv([Texts], copy=False)
+    try:
+        assert _shared_views(vec, create_shared_memory(text, 1, ctx=mp.get_context()), 0) is None
+    finally:
+        vec.close()

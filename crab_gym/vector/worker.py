@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from gymnasium import Env, Space, Wrapper, spaces
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
-from gymnasium.vector.utils import iterate, write_to_shared_memory
+from gymnasium.vector.utils import iterate, read_from_shared_memory, write_to_shared_memory
 
 __all__ = ["ResetAhead", "is_wrapped", "place_infos", "serve", "split_batch"]
 
@@ -114,6 +114,7 @@ def serve(
         _send(conn, ("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=5)))
         return
     single_obs = spaces_[0]
+    views = _shared_views(vec, shared, start) if shared is not None else None
     try:
         conn.send(("ready", os.getpid()))
         while True:
@@ -125,10 +126,11 @@ def serve(
                     return
                 result = _run(vec, command, data)
                 if command in ("reset", "step") and shared is not None:
-                    mask = data[2] if command == "reset" else None
-                    for i, obs in enumerate(iterate(vec.observation_space, result[0])):
-                        if mask is None or mask[i]:
-                            write_to_shared_memory(single_obs, start + i, obs, shared)
+                    if views is None or not _same_leaves(result[0], views):  # else written there already
+                        mask = data[2] if command == "reset" else None
+                        for i, obs in enumerate(iterate(vec.observation_space, result[0])):
+                            if mask is None or mask[i]:
+                                write_to_shared_memory(single_obs, start + i, obs, shared)
                     result = (None, *result[1:])
                 conn.send(("ok", result))
                 if command == "step" and ahead:
@@ -150,6 +152,56 @@ def _make(
         vec.close()
         raise RuntimeError("a worker's envs have other spaces than the first env's")
     return vec
+
+
+def _shared_views(vec: SyncVectorEnv, shared: Any, start: int) -> Any:
+    """Let ``vec`` batch its observations straight into its envs' part of the shared buffer (no copy per env
+    per step) when they are arrays only; None if not (the worker then writes each env's observation). Its
+    batch (gymnasium's ``_observations``) holds each env's last observation, as the shared buffer does, so a
+    masked reset that rewrites every slot rewrites the others with what they hold already."""
+    space = vec.single_observation_space
+    if not _arrays_only(space) or not hasattr(vec, "_observations"):
+        return None
+    whole = read_from_shared_memory(space, shared, _slots(space, shared))
+    views = split_batch(space, whole, slice(start, start + vec.num_envs))
+    vec._observations = views  # gymnasium's batch buffer: `concatenate` writes into it
+    return views
+
+
+def _slots(space: Space, shared: Any) -> int:
+    """How many envs the shared buffer holds (its first array's length over one observation's size)."""
+    if isinstance(space, spaces.Dict):
+        key = next(iter(space.spaces))
+        return _slots(space.spaces[key], shared[key])
+    if isinstance(space, spaces.Tuple):
+        return _slots(space.spaces[0], shared[0])
+    return len(shared) // max(1, int(np.prod(space.shape or ())))
+
+
+def _arrays_only(space: Space) -> bool:
+    """Whether every part of ``space`` is an array (and there is one): shared memory gives views of them."""
+    if isinstance(space, spaces.Dict):
+        return bool(space.spaces) and all(_arrays_only(s) for s in space.spaces.values())
+    if isinstance(space, spaces.Tuple):
+        return bool(space.spaces) and all(_arrays_only(s) for s in space.spaces)
+    return isinstance(space, (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary))
+
+
+def _same_leaves(batch: Any, views: Any) -> bool:
+    """Whether ``batch`` is made of the very arrays ``views`` is (nothing left to copy)."""
+    if isinstance(views, dict):
+        return (
+            isinstance(batch, dict)
+            and batch.keys() == views.keys()
+            and all(_same_leaves(batch[k], v) for k, v in views.items())
+        )
+    if isinstance(views, tuple):
+        return (
+            isinstance(batch, tuple)
+            and len(batch) == len(views)
+            and all(_same_leaves(b, v) for b, v in zip(batch, views, strict=True))
+        )
+    return batch is views
 
 
 def _run(vec: SyncVectorEnv, command: str, data: Any) -> Any:

@@ -102,6 +102,7 @@ class Phone:
         self.fs.on_change = self._files_changed
         procfs.mount(self)  # /proc's files, made when read
         self.readers = Readers(self.fs)
+        self.alarm_readers = Readers(self.fs)  # the alarms' own (system/alarms.py), apart from the UI's
         self._pristine: dict[int, Snapshot] = {}
         self.enter_handlers: dict = {}
         self._next_task = 1
@@ -115,16 +116,16 @@ class Phone:
     def reset(self, seed: int | None = None) -> None:
         """Back to the pristine state of `seed` (default: the current one): files, databases, UI."""
         with self.lock:
-            self.readers.clear()  # wipe and restore change files under SQLite (restore rewrites in place)
             if seed is not None:
                 self.seed = seed
             if self.seed not in self._pristine:
+                self.drop_readers()  # wipe and restore change files under SQLite (restore rewrites in place)
                 self.fs.wipe(keep=(MARKER,))
                 db.seed_databases(self.fs, self.seed)
                 while len(self._pristine) >= PRISTINE_CACHE:  # keep the most recent seeds only
                     self._pristine.pop(next(iter(self._pristine)))
                 self._pristine[self.seed] = self.fs.snapshot()
-            self.fs.restore(self._pristine[self.seed])
+            self.fs.restore(self._pristine[self.seed], before_change=self.drop_readers)
             self._next_task = 1
             self.stack: list[Activity] = [self._new_activity(LAUNCHER, "home")]
             self.stopped: set[str] = set()
@@ -157,7 +158,7 @@ class Phone:
 
     def close(self) -> None:
         self.web.close()
-        self.readers.clear()
+        self.drop_readers()
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
@@ -268,9 +269,14 @@ class Phone:
     def _files_changed(self) -> None:
         """Files changed under the UI: only the Files app shows them (a dump or a screencap file must not
         throw away the cached frame)."""
-        self.readers.clear()
+        self.drop_readers()
         if self.current.package == "com.google.android.documentsui":
             self.invalidate()
+
+    def drop_readers(self) -> None:
+        """Close the kept read connections (files may change under SQLite's feet)."""
+        self.readers.clear()
+        self.alarm_readers.clear()
 
     def invalidate(self) -> None:
         """Something may have changed: rebuild the UI tree and the frame on next use."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
 
 import numpy as np
 
@@ -106,6 +107,43 @@ def test_the_sandbox_keeps_modes_times_and_symlinks():
         assert target.read_text() == "a" and st.st_mode & 0o777 == 0o640 and st.st_mtime_ns == 10**18
         assert os.readlink(root / "sdcard/Download/link") == "a.txt"
         assert not (root / "sdcard/Download/new").exists()
+    finally:
+        phone.close()
+
+
+def test_a_restore_changes_only_what_differs_and_says_so(tmp_path):
+    """An unchanged tree is only read (the readers keep their connections); a changed one is told once,
+    before the first change, and comes back whatever replaced what: a same-size rewrite, a file where a
+    directory was and back, a symlink to a directory outside the sandbox (not followed)."""
+    phone = Phone(width=360, height=800)
+    try:
+        root = phone.fs.root
+        (root / "sdcard/Download/a.txt").write_text("abc")
+        (root / "sdcard/Music/album").mkdir()
+        (root / "sdcard/Music/album/t.mp3").write_bytes(b"mp3")
+        snap = phone.fs.snapshot()
+        calls: list[bool] = []
+        assert phone.fs.restore(snap, before_change=lambda: calls.append(True)) is False
+        assert calls == []
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        (outside / "keep").write_text("k")
+        (root / "sdcard/Download/a.txt").write_text("xyz")  # same size, other bytes
+        shutil.rmtree(root / "sdcard/Music/album")
+        (root / "sdcard/Music/album").write_text("a file now")
+        shutil.rmtree(root / "sdcard/Movies")
+        os.symlink(outside, root / "sdcard/Movies")
+
+        def before() -> None:
+            calls.append((root / "sdcard/Download/a.txt").read_text() == "xyz")
+
+        assert phone.fs.restore(snap, before_change=before) is True
+        assert calls == [True]
+        assert (root / "sdcard/Download/a.txt").read_text() == "abc"
+        assert (root / "sdcard/Music/album/t.mp3").read_bytes() == b"mp3"
+        assert (root / "sdcard/Movies").is_dir() and not (root / "sdcard/Movies").is_symlink()
+        assert (outside / "keep").read_text() == "k"
+        assert phone.fs.snapshot() == snap
     finally:
         phone.close()
 

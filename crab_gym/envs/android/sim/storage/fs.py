@@ -185,43 +185,71 @@ class Sandbox:
                     snap.stats[key] = (st.st_mode, st.st_mtime_ns)
         return snap
 
-    def restore(self, snapshot: Snapshot) -> None:
+    def restore(self, snapshot: Snapshot, before_change: Callable[[], None] | None = None) -> bool:
         """Make the tree equal to the snapshot: remove what is new, rewrite only files whose bytes differ, put
-        modes, mtimes and symlinks back."""
-        files, dirs, links, stats = snapshot.files, snapshot.dirs, snapshot.links, snapshot.stats
+        modes, mtimes and symlinks back. ``before_change`` is called once, before the first change (readers
+        close their connections); returns whether anything changed (an unchanged tree is only read)."""
+        changed = False
+
+        def change() -> None:
+            nonlocal changed
+            if not changed and before_change is not None:
+                before_change()
+            changed = True
+
         root = str(self.root)
-        for dirpath, dirnames, filenames in os.walk(root, topdown=True):
-            rel = os.path.relpath(dirpath, root)
-            for d in list(dirnames):
-                key = os.path.normpath(os.path.join(rel, d))
-                if key not in dirs:
-                    path = os.path.join(dirpath, d)
-                    os.unlink(path) if os.path.islink(path) else shutil.rmtree(path, ignore_errors=True)
-                    dirnames.remove(d)
-            for f in filenames:
-                key = os.path.normpath(os.path.join(rel, f))
-                path = os.path.join(dirpath, f)
-                if key not in files or (os.path.islink(path) and links.get(key) != os.readlink(path)):
-                    os.unlink(path)
-        for d in sorted(dirs):
-            os.makedirs(os.path.join(root, d), exist_ok=True)
-        for key, target in links.items():
+        seen: set[str] = set()  # what stays of the tree, by key
+        self._prune(root, "", snapshot, seen, change)
+        for d in sorted(snapshot.dirs - seen):
+            if d != ".":
+                change()
+                os.makedirs(os.path.join(root, d), exist_ok=True)
+        for key, target in snapshot.links.items():
+            if key not in seen:
+                change()
+                os.symlink(target, os.path.join(root, key))
+        for key, data in snapshot.files.items():
             path = os.path.join(root, key)
-            if not os.path.islink(path):
-                os.symlink(target, path)
-        for key, data in files.items():
-            path = os.path.join(root, key)
-            try:
-                st = os.lstat(path)
-                with open(path, "rb") as fh:
-                    same = fh.read() == data  # compare contents: mtimes are too coarse to trust
-            except (FileNotFoundError, IsADirectoryError):
-                st, same = None, False
+            st = os.lstat(path) if key in seen else None
+            same = False
+            if st is not None and st.st_size == len(data):
+                with open(path, "rb") as src:
+                    same = src.read() == data  # compare contents: mtimes are too coarse to trust
             if not same:
-                with open(path, "wb") as fh:
-                    fh.write(data)
-            mode, mtime = stats.get(key, (None, None))
+                change()
+                with open(path, "wb") as dst:
+                    dst.write(data)
+            mode, mtime = snapshot.stats.get(key, (None, None))
             if mode is not None and (st is None or stat.S_IMODE(st.st_mode) != stat.S_IMODE(mode)):
+                change()
                 os.chmod(path, stat.S_IMODE(mode))
             if mtime is not None and (not same or st is None or st.st_mtime_ns != mtime):
+                change()
                 os.utime(path, ns=(mtime, mtime))
+        return changed
+
+    @classmethod
+    def _prune(
+        cls, path: str, prefix: str, snapshot: Snapshot, seen: set[str], change: Callable[[], None]
+    ) -> None:
+        """Remove under ``path`` (key ``prefix``) what the snapshot does not have, never following a symlink;
+        add to ``seen`` the keys that stay."""
+        with os.scandir(path) as entries:
+            for e in entries:
+                key = prefix + e.name
+                if e.is_symlink():
+                    keep = snapshot.links.get(key) == os.readlink(e.path)
+                elif e.is_dir(follow_symlinks=False):
+                    keep = key in snapshot.dirs
+                    if keep:
+                        cls._prune(e.path, key + "/", snapshot, seen, change)
+                else:
+                    keep = key in snapshot.files and e.is_file(follow_symlinks=False)
+                if keep:
+                    seen.add(key)
+                    continue
+                change()
+                if e.is_dir(follow_symlinks=False):
+                    shutil.rmtree(e.path, ignore_errors=True)
+                else:
+                    os.unlink(e.path)

@@ -78,11 +78,13 @@ def _alarm_after(hour: int, minute: int, after_ms: int) -> int:
 
 def _due(phone) -> list[tuple[int, str, int]]:
     """(when, kind, id) of every running timer and enabled alarm, soonest first."""
-    with phone.lock, connect(phone.fs, db.ALARMS_DB) as c:  # not the UI's kept readers: this runs seldom
-        timers = c.execute(
-            "SELECT _id, started + length FROM timers WHERE started IS NOT NULL AND rang IS NULL"
-        ).fetchall()
-        alarms = c.execute("SELECT _id, hour, minutes FROM alarm_templates WHERE enabled = 1").fetchall()
+    with phone.lock:  # kept connections: every reset asks, and a fresh connection costs ~0.7 ms
+        rows = phone.alarm_readers.rows
+        timers = rows(
+            db.ALARMS_DB,
+            "SELECT _id, started + length FROM timers WHERE started IS NOT NULL AND rang IS NULL",
+        )
+        alarms = rows(db.ALARMS_DB, "SELECT _id, hour, minutes FROM alarm_templates WHERE enabled = 1")
     due = [(int(end), "timer", tid) for tid, end in timers]
     due += [(_alarm_after(h, m, phone.checked_ms), "alarm", aid) for aid, h, m in alarms]
     return sorted(due)
@@ -96,7 +98,8 @@ def tick(phone) -> None:
         seen = _version(phone.alarms_host)
         if phone.due_ms is not None and phone.due_ms > now and seen == phone.alarms_stamp:
             return
-        rang = [(when, kind, i) for when, kind, i in _due(phone) if when <= now]
+        due = _due(phone)
+        rang = [(when, kind, i) for when, kind, i in due if when <= now]
         for when, kind, i in rang:
             if kind == "timer":
                 with connect(phone.fs, db.ALARMS_DB) as c:
@@ -105,8 +108,9 @@ def tick(phone) -> None:
             else:
                 log(phone, "I", "AlarmClock", f"Alarm {i} ringing")
         phone.checked_ms = now
-        if rang:
+        if rang:  # else the same rows, and each alarm's next time after `now` is the one after the last check
             phone.invalidate()
-        later = [when for when, _, _ in _due(phone) if when > now]
+            due = _due(phone)
+        later = [when for when, _, _ in due if when > now]
         phone.due_ms = min(later, default=now + DAY_MS)
         phone.alarms_stamp = _version(phone.alarms_host)  # after the writes above

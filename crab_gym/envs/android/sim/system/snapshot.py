@@ -107,8 +107,7 @@ def restore(phone, s: PhoneState) -> None:
         w, h = s.size
         raise ValueError(f"a state of a {w}x{h} phone given to a {phone.width}x{phone.height} one")
     with phone.lock:
-        phone.readers.clear()  # restore rewrites files under SQLite's feet
-        phone.fs.restore(s.files)
+        phone.fs.restore(s.files, before_change=phone.drop_readers)  # it rewrites files under SQLite's feet
         phone.seed = s.seed
         phone.stack = [dataclasses.replace(a, state=copy.deepcopy(a.state)) for a in s.stack]
         phone._next_task = s.next_task
