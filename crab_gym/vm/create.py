@@ -53,10 +53,11 @@ def wait_for_desktop(conn: Any, dom: Any, report: Report, timeout: float = BOOT_
     raise VMError(f"{dom.name()} showed no desktop within {timeout:.0f} s; last: {last}")
 
 
-def warm_up(probe: ProbeClient, tries: int = 3) -> None:
+def warm_up(probe: ProbeClient, report: Report = print, tries: int = 3) -> None:
     """Load what the first state reads would load (pyatspi, the accessibility bus, the settings backend),
-    so the snapshot holds it ready and no reset pays for it. Each read is tried ``tries`` times: under TCG
-    on a loaded host a first read can outlast its own bound in the guest (xclip's 2 s, seen at load 18)."""
+    so the snapshot holds it ready and no reset pays for it. Best effort: each read is tried ``tries``
+    times, then reported and skipped (under TCG at load 18-22 the guest's xclip outlasted its own 2 s bound
+    on every try, and the whole create failed after a 4-minute boot)."""
     reads: list[tuple[str, float, dict[str, Any]]] = [
         ("atspi_tree", 120.0, {}),
         ("gsettings_get", 60.0, {"schema": "org.gnome.desktop.interface", "key": "color-scheme"}),
@@ -70,9 +71,9 @@ def warm_up(probe: ProbeClient, tries: int = 3) -> None:
             try:
                 probe.call(op, reply_within=bound, **args)
                 break
-            except DeviceError:
+            except DeviceError as e:
                 if attempt == tries - 1:
-                    raise
+                    report(f"warm-up read {op} skipped: {e}")
 
 
 def _without_host_cpu(conn: Any, dom: Any) -> Any:
@@ -121,7 +122,7 @@ def create(
         probe = wait_for_desktop(conn, dom, report)
         boot = time.monotonic() - started
         report(f"desktop up after {boot:.0f} s; warming up")
-        warm_up(probe)
+        warm_up(probe, report)
         report("saving the pristine snapshot")
         took = save_snapshot(dom)
         probe.close()
