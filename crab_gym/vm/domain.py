@@ -37,7 +37,9 @@ class DomainSpec:
 
     name: str = DEFAULT_DOMAIN
     memory_mib: int = 2048
-    vcpus: int = 1
+    # Two: under TCG, QEMU runs one host thread per vCPU (MTTCG, its default for an x86 guest on an x86
+    # host), so LibreOffice, the X server and the probe's settle no longer share one emulated CPU.
+    vcpus: int = 2
     accel: str = "auto"  # "kvm", "tcg" (libvirt type "qemu"), or "auto": kvm where it works, else tcg
     network: bool = False
     console_log: str = ""  # a file on the VM host for the guest's serial console (default: a pty)

@@ -72,13 +72,19 @@ class GuestLaunch:
         return [p.pid for p in self._s.processes() if p.pid not in old and p.name != "rofi"]
 
     def wait(self, startup: float = 40.0, idle_after: float = 1.0, grace: float = 0.3) -> str:
+        """The outcome; under TCG a new window is then also waited on until the machine is quiet for
+        ``idle_after`` (stretched) s, within another ``startup`` (stretched): LibreOffice maps its frame
+        a minute or more before it draws the document and takes keys (over 4 min at host load 25)."""
         k = self._s.slowdown
-        return str(
+        outcome = str(
             self._s.agent_client().call(
                 "launch_wait", snapshot=self.snapshot, startup=startup * k, idle_after=idle_after * k,
                 grace=grace * k, reply_within=startup * k + 30.0,
             )
         )  # fmt: skip
+        if outcome == "window" and k > 1.0 and self._s.x is not None:
+            self._s.x.settle(quiet=idle_after * k, timeout=startup * k)
+        return outcome
 
 
 class _WorkerSlot:
