@@ -125,7 +125,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--name", default=DEFAULT_DOMAIN)
     c.add_argument("--uri", default="", help="libvirt URI (default $CRAB_GYM_LIBVIRT_URI or qemu:///system)")
     c.add_argument("--memory", type=int, default=2048, help="MiB")
-    c.add_argument("--vcpus", type=int, default=2, help="default 2: under TCG each runs on a host thread")
+    c.add_argument("--vcpus", type=int, default=1, help="default 1; under TCG each runs on a host thread")
     c.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto")
     c.add_argument("--network", action="store_true", help="user-mode networking (off by default)")
     c.add_argument("--console-log", default="", help="write the guest's serial console to this file")

@@ -37,9 +37,9 @@ class DomainSpec:
 
     name: str = DEFAULT_DOMAIN
     memory_mib: int = 2048
-    # Two: under TCG, QEMU runs one host thread per vCPU (MTTCG, its default for an x86 guest on an x86
-    # host), so LibreOffice, the X server and the probe's settle no longer share one emulated CPU.
-    vcpus: int = 2
+    # One by default: two (`vm create --vcpus 2`) give QEMU under TCG a host thread per vCPU (MTTCG), but
+    # on this 2-core host they solved no more LibreOffice tasks (docs/vm.md) and take both cores.
+    vcpus: int = 1
     accel: str = "auto"  # "kvm", "tcg" (libvirt type "qemu"), or "auto": kvm where it works, else tcg
     network: bool = False
     console_log: str = ""  # a file on the VM host for the guest's serial console (default: a pty)

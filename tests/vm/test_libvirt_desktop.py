@@ -151,8 +151,8 @@ def test_the_guest_agent_executes_nothing_sent_from_the_host(desk):
         )
 
 
-def test_the_guest_runs_on_two_vcpus_each_a_host_thread(desk):
-    """The domain's two vCPUs reach the guest, and under TCG QEMU runs each on a thread of its own (MTTCG)
+def test_the_guest_runs_on_its_vcpus_each_a_host_thread(desk):
+    """The domain's vCPUs reach the guest, and under TCG QEMU runs each on a thread of its own (MTTCG)
     rather than one thread for all."""
     from pathlib import Path
 
@@ -161,10 +161,11 @@ def test_the_guest_runs_on_two_vcpus_each_a_host_thread(desk):
     session = desk.session
     cpuinfo = session.read_bytes("/proc/cpuinfo", 1 << 20)
     assert cpuinfo is not None
-    assert cpuinfo.decode().count("processor\t:") == DomainSpec().vcpus == 2
+    n = DomainSpec().vcpus
+    assert cpuinfo.decode().count("processor\t:") == n
     pid_file = Path(f"/run/libvirt/qemu/{session.name}.pid")
     if "type='kvm'" in session.dom.XMLDesc(0) or not pid_file.exists():
         return  # KVM, or QEMU on another host: nothing of TCG's threads to see here
     tasks = Path(f"/proc/{pid_file.read_text().strip()}/task")
     names = sorted((t / "comm").read_text().strip() for t in tasks.iterdir())
-    assert [n for n in names if n.endswith("/TCG")] == ["CPU 0/TCG", "CPU 1/TCG"]
+    assert [c for c in names if c.endswith("/TCG")] == [f"CPU {i}/TCG" for i in range(n)]
