@@ -159,8 +159,7 @@ class DesktopEnv(SubEnv):
     def _keyboard_quiet(self) -> float:
         """The quiet a keyboard action needs: long in a dialog, whose toolkit may arm a timer (see
         KEYBOARD_QUIET); short elsewhere."""
-        win = self.x.active_window()
-        return KEYBOARD_QUIET if win is not None and win.dialog else KEYBOARD_QUIET_PLAIN
+        return KEYBOARD_QUIET if self.x.active_is_dialog() else KEYBOARD_QUIET_PLAIN
 
     def state(self) -> DesktopState:
         if self._state is None:
@@ -248,7 +247,7 @@ class DesktopEnv(SubEnv):
         s = self._session()
         watch = s.launch_watch()
         self.x.key_combo(["super"])
-        if not self._await_launcher(watch):
+        if not self.await_launcher(watch):
             return "no_launcher"
         self.x.type_text(name)
         self.settle(quiet=0.05, timeout=1.0)
@@ -262,14 +261,6 @@ class DesktopEnv(SubEnv):
         """A watch on what the launcher opens or starts, taken before an agent's keys (Super, or Enter in the
         launcher) open an app as search_application does; see :meth:`await_launcher`, :meth:`await_launch`."""
         return self._session().launch_watch()
-
-    def launcher_up(self) -> bool:
-        """The launcher (rofi) runs."""
-        return self._rofi_running()
-
-    def await_launcher(self, watch: Launch) -> bool:
-        """After Super: True once the launcher is up and drawn (keys typed now reach it), else False."""
-        return self._await_launcher(watch)
 
     def await_launch(self, watch: Launch, startup: float = 40.0) -> str:
         """After Enter in the launcher: what it started (a :data:`launch.Outcome`, or "no_match" while the
@@ -320,7 +311,8 @@ class DesktopEnv(SubEnv):
             raise DeviceError("the desktop is not running: call reset() first")
         return self.session
 
-    def _rofi_running(self) -> bool:
+    def launcher_up(self) -> bool:
+        """The launcher (rofi) runs."""
         return any(p.name == "rofi" for p in self._session().processes())
 
     def _close_launcher(self) -> None:
@@ -332,11 +324,12 @@ class DesktopEnv(SubEnv):
             for p in s.processes():
                 if p.name == "rofi":
                     s.kill(p.pid, signal.SIGTERM)
-            self._wait(lambda: not self._rofi_running(), 1.0 * s.slowdown)
+            self._wait(lambda: not self.launcher_up(), 1.0 * s.slowdown)
         self.settle(quiet=0.05, timeout=1.0)
 
-    def _await_launcher(self, watch: Launch, start: float = 1.0, bound: float = 5.0) -> bool:
-        """After Super: True once rofi is up and has drawn its list. False once ``start`` s pass with no
+    def await_launcher(self, watch: Launch, start: float = 1.0, bound: float = 5.0) -> bool:
+        """After Super: True once the launcher (rofi) is up and has drawn its list: keys typed now reach it.
+        False once ``start`` s pass with no
         new session process (the key went to a grab, e.g. an open menu's, so the window manager never saw
         it), or after ``bound`` s (both stretched by the session's slowdown)."""
         s = self._session()
@@ -346,7 +339,7 @@ class DesktopEnv(SubEnv):
             if s.launcher_ready():
                 self.settle(quiet=0.05, timeout=1.0)
                 return True
-            if time.monotonic() - t0 >= start and not self._rofi_running() and not watch.new_pids():
+            if time.monotonic() - t0 >= start and not self.launcher_up() and not watch.new_pids():
                 return False
             time.sleep(0.02)
         return False
