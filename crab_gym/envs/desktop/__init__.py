@@ -140,16 +140,17 @@ class DesktopEnv(SubEnv):
         """Return once, for ``quiet`` seconds, nothing was drawn and no session process used CPU.
 
         Drawing alone is not enough: an app builds a dialog (CPU, no pixels) for 0.1-0.3 s after a key.
-        ``quiet`` defaults to 0.02 s; after keyboard input, to KEYBOARD_QUIET while a dialog has focus,
-        else KEYBOARD_QUIET_PLAIN, and then KEYBOARD_QUIET again if the key opened a dialog (its toolkit
-        is still filling it: a file chooser loads its folder). Bounded by ``timeout`` (both stretched by a
-        slow session itself).
+        ``quiet`` defaults to the session's ``settle_quiet`` (4 ms on xvfb, whose probe also sees runnable
+        threads and timers due soon; 20 ms in a VM); after keyboard input, to KEYBOARD_QUIET while a dialog
+        has focus, else KEYBOARD_QUIET_PLAIN, and then KEYBOARD_QUIET again if the key opened a dialog
+        (its toolkit is still filling it: a file chooser loads its folder). Bounded by ``timeout`` (both
+        stretched by a slow session itself).
         """
         with _device_errors("settle"):
             s = self._session()
             s.check()
             if quiet is not None or not self._keyboard:
-                s.settle(0.02 if quiet is None else quiet, timeout)
+                s.settle(s.settle_quiet if quiet is None else quiet, timeout)
                 return
             quiet = self._keyboard_quiet()
             s.settle(quiet, timeout)

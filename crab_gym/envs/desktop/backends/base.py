@@ -82,6 +82,7 @@ class DesktopSession(Protocol):
     description: str  # what the desktop offers, in the words agents read
     size: tuple[int, int]
     slowdown: float  # how much longer than a local desktop everything takes (1 on xvfb)
+    settle_quiet: float  # the quiet of a settle after an action whose effect shows at once (a click)
 
     @property
     def x(self) -> Display | None: ...
