@@ -62,10 +62,11 @@ def _device_errors(what: str) -> Iterator[None]:
 # there activates the default button as a key would: GTK draws it pressed, then clicks it 250 ms later
 # (gtkbutton.c ACTIVATE_TIMEOUT) with nothing drawn or computed between, so the quiet exceeds that with
 # room for a loaded machine (0.25 lost the save 4 runs in 12 on a busy disk). Into any other window (a
-# terminal, an editor, a spreadsheet) a key's effect shows as drawing or CPU at once, so a short quiet does.
+# terminal, an editor, a spreadsheet) a key's effect shows as drawing, CPU, a runnable thread or a timer due
+# soon at once, so a short quiet does (as after a click; 20 ms, also in a VM, whose probe sees CPU only).
 KEYBOARD_ACTIONS = frozenset({"write_text", "press", "hotkey", "key_down", "key_up"})
 KEYBOARD_QUIET = 0.35
-KEYBOARD_QUIET_PLAIN = 0.05
+KEYBOARD_QUIET_PLAIN = 0.02
 
 
 class DesktopEnv(SubEnv):
