@@ -252,7 +252,7 @@ class DesktopEnv(SubEnv):
         if not self.await_launcher(watch):
             return "no_launcher"
         self.x.type_text(name)
-        self.settle(quiet=0.05, timeout=1.0)
+        self.settle(quiet=KEYBOARD_QUIET_PLAIN, timeout=1.0)
         self.x.key_combo(["enter"])
         outcome = self.await_launch(watch, startup)
         if outcome == "no_match":
@@ -327,7 +327,7 @@ class DesktopEnv(SubEnv):
                 if p.name == "rofi":
                     s.kill(p.pid, signal.SIGTERM)
             self._wait(lambda: not self.launcher_up(), 1.0 * s.slowdown)
-        self.settle(quiet=0.05, timeout=1.0)
+        self.settle(timeout=1.0)
 
     def await_launcher(self, watch: Launch, start: float = 1.0, bound: float = 5.0) -> bool:
         """After Super: True once the launcher (rofi) is up and has drawn its list: keys typed now reach it.
@@ -339,7 +339,7 @@ class DesktopEnv(SubEnv):
         t0 = time.monotonic()
         while time.monotonic() - t0 < bound:
             if s.launcher_ready():
-                self.settle(quiet=0.05, timeout=1.0)
+                self.settle(timeout=1.0)
                 return True
             if time.monotonic() - t0 >= start and not self.launcher_up() and not watch.new_pids():
                 return False

@@ -121,7 +121,7 @@ class SessionActivity:
             except (OSError, ValueError):
                 continue
         for pid in self._servers:
-            if not state and _any_runnable(pid):
+            if not state and any_runnable(pid):
                 state = "runnable"
         return total, state
 
@@ -152,7 +152,8 @@ def _state(pid: int, tid: str) -> str:
     return {b"R": "runnable", b"D": "disk"}.get(code, "")
 
 
-def _any_runnable(pid: int) -> bool:
+def any_runnable(pid: int) -> bool:
+    """True if a thread of ``pid`` is runnable now (running, or waiting for a CPU)."""
     try:
         return any(_state(pid, tid) == "runnable" for tid in os.listdir(f"/proc/{pid}/task"))
     except OSError:
