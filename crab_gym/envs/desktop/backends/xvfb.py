@@ -57,9 +57,7 @@ class XvfbSession:
         f"GitHub, Wikipedia, the PyTorch docs, Google Maps). {HOME_FOLDERS}"
     )
     slowdown = 1.0
-    settle_quiet = 0.004
-    """The quiet after an action whose effect shows at once: two probes 2 ms apart that see no drawing, no
-    runnable thread and no timer due within 30 ms (the effect is over, or shows as one of them)."""
+    settle_quiet = 0.004  # after a click: two idle probes 2 ms apart (the probe sees threads and timers)
 
     def __init__(self, size: tuple[int, int] = (1280, 800), clock: str = DESKTOP_NOW) -> None:
         missing = [p for p in REQUIRED_PROGRAMS if shutil.which(p) is None]
@@ -301,9 +299,7 @@ class XvfbSession:
         probed every ``quiet / 2`` s (at most 10 ms); see X11Display.settle."""
         x = self._display()
         if self._activity is None:
-            self._activity = SessionActivity(
-                self.session_pids, servers=[self._xvfb.pid] if self._xvfb else []
-            )
+            self._activity = SessionActivity(self.session_pids, [self._xvfb.pid] if self._xvfb else [])
         self._activity.start()
         x.settle(quiet=quiet, timeout=timeout, busy=self._activity.busy, poll=min(0.01, quiet / 2))
 
