@@ -289,8 +289,8 @@ def ceiling(env: gym.Env, action: Any, cpu_s: float, seconds: float) -> dict[str
     return {name: run_async(make, policy, seconds)["ratio"] for name, (make, policy) in makers.items()}
 
 
-def _miniwob_main(task: str, seconds: float) -> None:
-    """Measure MiniWoB++ (run inside a virtualenv that has miniwob; prints one JSON line)."""
+def _miniwob_policy(task: str) -> Policy:
+    """Clicks at random points of a MiniWoB++ task's page (run inside a virtualenv that has miniwob)."""
     import miniwob  # noqa: PLC0415 - only in MiniWoB's own virtualenv
     from miniwob.action import ActionTypes  # noqa: PLC0415
 
@@ -309,9 +309,32 @@ def _miniwob_main(task: str, seconds: float) -> None:
         coords = np.array([rng.uniform(0, width), rng.uniform(50, height)], dtype=np.float32)
         return {**template, "action_type": click, "coords": coords}
 
+    return policy
+
+
+def _miniwob_main(task: str, seconds: float) -> None:
+    """Measure MiniWoB++ (run inside a virtualenv that has miniwob; prints one JSON line)."""
+    policy = _miniwob_policy(task)
     # Its DOM observation has a dynamic shape, which shared memory cannot hold.
     print(json.dumps(measure(lambda: gym.make(task), policy, seconds, shared_memory=False)))
 
 
+def _miniwob_windows(task: str) -> None:
+    """One MiniWoB++ env stepped in windows on request, for timing in alternation with another env: each
+    line on stdin is a window's length in seconds; each answer one JSON line with the window's steps/s."""
+    policy, env, rng = _miniwob_policy(task), gym.make(task), np.random.default_rng(0)
+    env.reset(seed=0)
+    for _ in range(5):  # warm-up
+        _step(env, policy(rng))
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        steps, elapsed = _timed_steps(env, policy, rng, float(line))
+        print(json.dumps({"steps_per_s": len(steps) / elapsed}), flush=True)
+    env.close()
+
+
 if __name__ == "__main__":
-    _miniwob_main(sys.argv[1], float(sys.argv[2]))
+    if sys.argv[1] == "--windows":
+        _miniwob_windows(sys.argv[2])
+    else:
+        _miniwob_main(sys.argv[1], float(sys.argv[2]))

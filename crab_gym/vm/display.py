@@ -308,6 +308,10 @@ class VMDisplay:
         w = self.probe.call("active_window")
         return WindowInfo(*w) if w else None
 
+    def active_is_dialog(self) -> bool:
+        win = self.active_window()
+        return win is not None and win.dialog
+
     def sync(self) -> None:
         """Nothing to flush: each input call returns once QEMU has queued the events."""
 

@@ -62,10 +62,11 @@ def _device_errors(what: str) -> Iterator[None]:
 # there activates the default button as a key would: GTK draws it pressed, then clicks it 250 ms later
 # (gtkbutton.c ACTIVATE_TIMEOUT) with nothing drawn or computed between, so the quiet exceeds that with
 # room for a loaded machine (0.25 lost the save 4 runs in 12 on a busy disk). Into any other window (a
-# terminal, an editor, a spreadsheet) a key's effect shows as drawing or CPU at once, so a short quiet does.
+# terminal, an editor, a spreadsheet) a key's effect shows as drawing, CPU, a runnable thread or a timer due
+# soon at once, so a short quiet does (as after a click; 20 ms, also in a VM, whose probe sees CPU only).
 KEYBOARD_ACTIONS = frozenset({"write_text", "press", "hotkey", "key_down", "key_up"})
 KEYBOARD_QUIET = 0.35
-KEYBOARD_QUIET_PLAIN = 0.05
+KEYBOARD_QUIET_PLAIN = 0.02
 
 
 class DesktopEnv(SubEnv):
@@ -140,16 +141,17 @@ class DesktopEnv(SubEnv):
         """Return once, for ``quiet`` seconds, nothing was drawn and no session process used CPU.
 
         Drawing alone is not enough: an app builds a dialog (CPU, no pixels) for 0.1-0.3 s after a key.
-        ``quiet`` defaults to 0.02 s; after keyboard input, to KEYBOARD_QUIET while a dialog has focus,
-        else KEYBOARD_QUIET_PLAIN, and then KEYBOARD_QUIET again if the key opened a dialog (its toolkit
-        is still filling it: a file chooser loads its folder). Bounded by ``timeout`` (both stretched by a
-        slow session itself).
+        ``quiet`` defaults to the session's ``settle_quiet`` (4 ms on xvfb, whose probe also sees runnable
+        threads and timers due soon; 20 ms in a VM); after keyboard input, to KEYBOARD_QUIET while a dialog
+        has focus, else KEYBOARD_QUIET_PLAIN, and then KEYBOARD_QUIET again if the key opened a dialog
+        (its toolkit is still filling it: a file chooser loads its folder). Bounded by ``timeout`` (both
+        stretched by a slow session itself).
         """
         with _device_errors("settle"):
             s = self._session()
             s.check()
             if quiet is not None or not self._keyboard:
-                s.settle(0.02 if quiet is None else quiet, timeout)
+                s.settle(s.settle_quiet if quiet is None else quiet, timeout)
                 return
             quiet = self._keyboard_quiet()
             s.settle(quiet, timeout)
@@ -159,8 +161,7 @@ class DesktopEnv(SubEnv):
     def _keyboard_quiet(self) -> float:
         """The quiet a keyboard action needs: long in a dialog, whose toolkit may arm a timer (see
         KEYBOARD_QUIET); short elsewhere."""
-        win = self.x.active_window()
-        return KEYBOARD_QUIET if win is not None and win.dialog else KEYBOARD_QUIET_PLAIN
+        return KEYBOARD_QUIET if self.x.active_is_dialog() else KEYBOARD_QUIET_PLAIN
 
     def state(self) -> DesktopState:
         if self._state is None:
@@ -248,10 +249,10 @@ class DesktopEnv(SubEnv):
         s = self._session()
         watch = s.launch_watch()
         self.x.key_combo(["super"])
-        if not self._await_launcher(watch):
+        if not self.await_launcher(watch):
             return "no_launcher"
         self.x.type_text(name)
-        self.settle(quiet=0.05, timeout=1.0)
+        self.settle(quiet=KEYBOARD_QUIET_PLAIN, timeout=1.0)
         self.x.key_combo(["enter"])
         outcome = self.await_launch(watch, startup)
         if outcome == "no_match":
@@ -262,14 +263,6 @@ class DesktopEnv(SubEnv):
         """A watch on what the launcher opens or starts, taken before an agent's keys (Super, or Enter in the
         launcher) open an app as search_application does; see :meth:`await_launcher`, :meth:`await_launch`."""
         return self._session().launch_watch()
-
-    def launcher_up(self) -> bool:
-        """The launcher (rofi) runs."""
-        return self._rofi_running()
-
-    def await_launcher(self, watch: Launch) -> bool:
-        """After Super: True once the launcher is up and drawn (keys typed now reach it), else False."""
-        return self._await_launcher(watch)
 
     def await_launch(self, watch: Launch, startup: float = 40.0) -> str:
         """After Enter in the launcher: what it started (a :data:`launch.Outcome`, or "no_match" while the
@@ -320,7 +313,8 @@ class DesktopEnv(SubEnv):
             raise DeviceError("the desktop is not running: call reset() first")
         return self.session
 
-    def _rofi_running(self) -> bool:
+    def launcher_up(self) -> bool:
+        """The launcher (rofi) runs."""
         return any(p.name == "rofi" for p in self._session().processes())
 
     def _close_launcher(self) -> None:
@@ -332,11 +326,12 @@ class DesktopEnv(SubEnv):
             for p in s.processes():
                 if p.name == "rofi":
                     s.kill(p.pid, signal.SIGTERM)
-            self._wait(lambda: not self._rofi_running(), 1.0 * s.slowdown)
-        self.settle(quiet=0.05, timeout=1.0)
+            self._wait(lambda: not self.launcher_up(), 1.0 * s.slowdown)
+        self.settle(timeout=1.0)
 
-    def _await_launcher(self, watch: Launch, start: float = 1.0, bound: float = 5.0) -> bool:
-        """After Super: True once rofi is up and has drawn its list. False once ``start`` s pass with no
+    def await_launcher(self, watch: Launch, start: float = 1.0, bound: float = 5.0) -> bool:
+        """After Super: True once the launcher (rofi) is up and has drawn its list: keys typed now reach it.
+        False once ``start`` s pass with no
         new session process (the key went to a grab, e.g. an open menu's, so the window manager never saw
         it), or after ``bound`` s (both stretched by the session's slowdown)."""
         s = self._session()
@@ -344,9 +339,9 @@ class DesktopEnv(SubEnv):
         t0 = time.monotonic()
         while time.monotonic() - t0 < bound:
             if s.launcher_ready():
-                self.settle(quiet=0.05, timeout=1.0)
+                self.settle(timeout=1.0)
                 return True
-            if time.monotonic() - t0 >= start and not self._rofi_running() and not watch.new_pids():
+            if time.monotonic() - t0 >= start and not self.launcher_up() and not watch.new_pids():
                 return False
             time.sleep(0.02)
         return False

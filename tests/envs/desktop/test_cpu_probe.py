@@ -1,11 +1,19 @@
-"""The settle probe's reading of the session's processes: CPU demand, and a wait on the disk."""
+"""The settle probe's reading of the session's processes: CPU demand, a wait on the disk, a runnable
+thread, a timer due soon."""
 
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 
-from crab_gym.envs.desktop.primitives.cpu import busy_probe, waiting_on_disk
+from crab_gym.envs.desktop.primitives.cpu import (
+    SessionActivity,
+    any_runnable,
+    busy_probe,
+    timer_due,
+    waiting_on_disk,
+)
 
 
 def test_a_process_syncing_to_disk_is_seen_waiting_and_a_sleeper_is_not(tmp_path):
@@ -33,6 +41,7 @@ def test_the_probe_is_quiet_for_a_sleeper_and_busy_for_a_spinner():
     sleeper = subprocess.Popen(["sleep", "30"])
     spinner = subprocess.Popen(["sh", "-c", "while :; do :; done"])
     try:
+        _await_sleep(sleeper.pid)  # started: on a loaded machine a new process waits for a CPU (runnable)
         quiet, busy = busy_probe(lambda: [sleeper.pid]), busy_probe(lambda: [spinner.pid])
         time.sleep(0.1)
         assert not quiet()
@@ -41,3 +50,62 @@ def test_the_probe_is_quiet_for_a_sleeper_and_busy_for_a_spinner():
         for p in (sleeper, spinner):
             p.kill()
             p.wait()
+
+
+def _await_sleep(pid: int, bound: float = 20.0) -> None:
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            if f.read().rsplit(b")", 1)[1][1:2] == b"S":
+                return
+        time.sleep(0.005)
+
+
+def _poller(timeout_ms: int) -> subprocess.Popen:
+    """A process whose only thread sleeps in poll(2) with ``timeout_ms``, again and again (a toolkit's
+    main loop with a timer due that soon)."""
+    code = f"import select\np = select.poll()\nwhile True: p.poll({timeout_ms})"
+    return subprocess.Popen([sys.executable, "-c", code])
+
+
+def _in_poll(pid: int) -> bool:
+    with open(f"/proc/{pid}/syscall") as f:
+        return f.read().startswith("7 ")  # poll(2) on x86_64
+
+
+def test_a_timer_due_soon_is_seen_and_a_far_one_is_not():
+    soon, far = _poller(10), _poller(5000)
+    try:
+        deadline = time.monotonic() + 20
+        while not timer_due(soon.pid, str(soon.pid), 30):
+            assert time.monotonic() < deadline, "a 10 ms poll timeout was never read as due within 30 ms"
+            time.sleep(0.001)
+        while not _in_poll(far.pid):  # started (a slow start on a loaded machine)
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert not any(timer_due(far.pid, str(far.pid), 30) for _ in range(20))
+        quiet, ticking = SessionActivity(lambda: [far.pid]), SessionActivity(lambda: [soon.pid])
+        time.sleep(0.05)
+        assert not quiet.busy() and quiet.reason == ""
+        assert ticking.busy()  # by its timer, or its wake-ups (CPU, runnable) on a loaded machine
+    finally:
+        for p in (soon, far):
+            p.kill()
+            p.wait()
+
+
+def test_a_runnable_thread_counts_and_a_process_started_later_is_listed():
+    """A spinner is runnable; the probe lists the session's threads again once a process was created."""
+    pids: list[int] = []
+    probe = SessionActivity(lambda: pids)
+    assert not probe.busy()
+    spinner = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+    try:
+        pids.append(spinner.pid)
+        assert any_runnable(spinner.pid)
+        time.sleep(0.05)
+        assert probe.busy() and probe.reason in ("cpu", "runnable")
+    finally:
+        spinner.kill()
+        spinner.wait()
+    assert not any_runnable(spinner.pid)  # gone: not runnable, no error

@@ -46,6 +46,8 @@ class Display(Protocol):
     def type_text(self, text: str, delay: float = 0.0) -> None: ...
     def windows(self) -> list[WindowInfo]: ...
     def active_window(self) -> WindowInfo | None: ...
+    def active_is_dialog(self) -> bool:
+        """The focused window is a dialog (``active_window().dialog``, maybe cheaper)."""
 
 
 class FileStat(Protocol):
@@ -80,6 +82,7 @@ class DesktopSession(Protocol):
     description: str  # what the desktop offers, in the words agents read
     size: tuple[int, int]
     slowdown: float  # how much longer than a local desktop everything takes (1 on xvfb)
+    settle_quiet: float  # the quiet of a settle after an action whose effect shows at once (a click)
 
     @property
     def x(self) -> Display | None: ...

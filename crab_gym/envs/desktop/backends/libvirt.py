@@ -105,6 +105,7 @@ class LibvirtSession:
 
     # What the guest image has (no panel: the xvfb session's panel is not shipped in the image yet).
     description = f"{DESCRIPTION} {HOME_FOLDERS}"
+    settle_quiet = 0.02  # the guest's probe reads CPU time only (no runnable threads, no timers)
 
     def __init__(
         self, domain: str | None = None, uri: str = DEFAULT_URI, size: tuple[int, int] = (1280, 800)

@@ -32,7 +32,7 @@ from crab_gym.envs.desktop.backends.session_slot import FIRST_DISPLAY, Slot, dis
 from crab_gym.envs.desktop.backends.session_web import SessionWeb
 from crab_gym.envs.desktop.backends.wallpaper import draw_wallpaper, set_root_background
 from crab_gym.envs.desktop.primitives.apps import app_argv
-from crab_gym.envs.desktop.primitives.cpu import busy_probe
+from crab_gym.envs.desktop.primitives.cpu import SessionActivity
 from crab_gym.envs.desktop.primitives.files import list_dir, read_limited, resolve, stat_of
 from crab_gym.envs.desktop.primitives.launch import LaunchWatch, launcher_exits
 from crab_gym.envs.desktop.primitives.procs import Process, marker_pids, process_table, user_pids
@@ -58,6 +58,7 @@ class XvfbSession:
         f"GitHub, Wikipedia, the PyTorch docs, Google Maps). {HOME_FOLDERS}"
     )
     slowdown = 1.0
+    settle_quiet = 0.004  # after a click: two idle probes 2 ms apart (the probe sees threads and timers)
 
     def __init__(self, size: tuple[int, int] = (1280, 800), clock: str = DESKTOP_NOW) -> None:
         missing = [p for p in REQUIRED_PROGRAMS if shutil.which(p) is None]
@@ -81,6 +82,7 @@ class XvfbSession:
         self._logs: list = []
         self._xvfb_mb0 = 0.0
         self.web: SessionWeb | None = None  # the offline web, when the slot has its namespaces
+        self._activity: SessionActivity | None = None  # the settle probe, made at the first settle
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -297,8 +299,14 @@ class XvfbSession:
         return launcher_exits(self.session_pids, "rofi", idle_for=idle_for, bound=bound)
 
     def settle(self, quiet: float, timeout: float) -> None:
-        """Screen damage and the session's CPU demand both quiet for ``quiet`` s (see X11Display.settle)."""
-        self._display().settle(quiet=quiet, timeout=timeout, busy=busy_probe(self.session_pids))
+        """No screen damage and the session not at work (:meth:`SessionActivity.busy`: CPU, a runnable
+        thread of it or of the X server, a wait on the disk, a timer due within 30 ms) for ``quiet`` s,
+        probed every ``quiet / 2`` s (at most 10 ms); see X11Display.settle."""
+        x = self._display()
+        if self._activity is None:
+            self._activity = SessionActivity(self.session_pids, [self._xvfb.pid] if self._xvfb else [])
+        self._activity.start()
+        x.settle(quiet=quiet, timeout=timeout, busy=self._activity.busy, poll=min(0.01, quiet / 2))
 
     def _kill_clients(self, include_xvfb: bool) -> None:
         """Kill the session's processes: all of them with Xvfb, else all but the live keepers."""
@@ -323,6 +331,7 @@ class XvfbSession:
             time.sleep(0.005)
         self._reap()
         if include_xvfb and self._xvfb is not None:
+            self._activity = None  # it watches this X server
             self._xvfb.kill()
             self._xvfb.wait()
             self._xvfb = None

@@ -1,5 +1,6 @@
-"""How much CPU a set of processes wanted: time on a CPU plus time runnable but waiting for one; and
-whether one of them is blocked on the disk.
+"""Whether a desktop session is at work: how much CPU its processes wanted (time on a CPU plus time
+runnable but waiting for one), whether one of them is runnable or blocked on the disk now, and whether one
+sleeps with a toolkit timer due soon.
 
 Time used alone reads a starved process as idle: on a loaded machine an app that is building a dialog can
 sit on the run queue for tens of milliseconds, using nothing, and a "quiet" probe would end too early.
@@ -11,8 +12,9 @@ Guest-safe (stdlib only): the VM image ships this module to the probe agent.
 from __future__ import annotations
 
 import os
+import platform
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 
 def cpu_demand_ns(pids: list[int], waited: bool = True) -> int:
@@ -45,24 +47,119 @@ def waiting_on_disk(pids: list[int]) -> bool:
     return False
 
 
-def busy_probe(
-    session_pids: Callable[[], list[int]], share: float = 0.2, refresh: float = 0.2
-) -> Callable[[], bool]:
-    """A probe for settling: True when the session's processes ran or waited to run (a starved app is busy
-    too) more than ``share`` of a CPU since the previous call (an idle GTK or LibreOffice session uses
-    about 1 %; building a dialog, 100 %), or when one of them waits on the disk (``waiting_on_disk``).
-    The process list is read again every ``refresh`` s."""
-    pids, pids_at = session_pids(), time.monotonic()
-    used, used_at = cpu_demand_ns(pids), time.monotonic()
+# Where a thread sleeping in a wait with a timeout in milliseconds keeps it (the argument's index): poll,
+# epoll_wait and epoll_pwait, by syscall number of the machine. GLib's main loop (GTK, Qt, LibreOffice,
+# rofi, openbox) sleeps in poll with the time to its next timer. Elsewhere: no timers read.
+_MS_TIMEOUT_ARG = {"x86_64": {7: 2, 232: 3, 281: 3}, "aarch64": {22: 3}}.get(platform.machine(), {})
+_NO_TIMEOUT = 1 << 31  # -1 (wait for ever), read as unsigned
 
-    def busy() -> bool:
-        nonlocal pids, pids_at, used, used_at
+
+def timer_due(pid: int, tid: str, within_ms: int) -> bool:
+    """True if the thread sleeps in poll/epoll_wait with a timeout of at most ``within_ms`` (a toolkit timer
+    due that soon: a redraw, a delayed action). Needs ptrace rights over the thread; without them, False."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/syscall", "rb") as f:
+            fields = f.read().split()
+        arg = _MS_TIMEOUT_ARG.get(int(fields[0]))
+        return arg is not None and int(fields[1 + arg], 16) <= within_ms
+    except (OSError, ValueError, IndexError):  # gone, not ours to read, or "running"
+        return False
+
+
+class SessionActivity:
+    """Whether a session is at work: the settle probe (see :meth:`busy`); one per session, kept across
+    settles.
+
+    ``session_pids`` lists the session's processes; ``servers`` are processes whose runnable threads count
+    too, their CPU not (the X server, which our own requests keep busy). The session's threads are listed
+    again only when a process or thread was created on the machine since the last listing (the kernel's
+    last pid moved, ``/proc/loadavg``): a settle of an unchanged session reads no ``/proc`` directory.
+    """
+
+    def __init__(
+        self,
+        session_pids: Callable[[], list[int]],
+        servers: Sequence[int] = (),
+        share: float = 0.2,
+        timer_ms: int = 30,
+    ) -> None:
+        self._pids, self._servers = session_pids, list(servers)
+        self.share, self.timer_ms = share, timer_ms
+        self._threads: list[tuple[int, str]] = []
+        self._last_pid = ""
+        self.reason = ""  # why the last busy() said busy: "cpu", "runnable", "disk", "timer" or ""
+        self.start()
+
+    def start(self) -> None:
+        """From now on: the CPU demand :meth:`busy` compares with is the session's demand now."""
+        self._used, self._used_at = self._demand()[0], time.monotonic()
+
+    def _list(self) -> None:
+        with open("/proc/loadavg", "rb") as f:
+            last = f.read().rsplit(maxsplit=1)[-1].decode()
+        if last == self._last_pid:
+            return
+        self._last_pid, self._threads = last, []
+        for pid in self._pids():
+            try:
+                self._threads += [(pid, tid) for tid in os.listdir(f"/proc/{pid}/task")]
+            except OSError:
+                continue
+
+    def _demand(self) -> tuple[int, str]:
+        """CPU demand of the session's threads so far (ns), and "runnable"/"disk" if one of them (or a
+        server's) is in state R/D now."""
+        self._list()
+        total, state = 0, ""
+        for pid, tid in self._threads:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                    ran, wait, _ = f.read().split(maxsplit=2)
+                total += int(ran) + int(wait)
+                if not state:
+                    state = _state(pid, tid)
+            except (OSError, ValueError):
+                continue
+        for pid in self._servers:
+            if not state and any_runnable(pid):
+                state = "runnable"
+        return total, state
+
+    def busy(self) -> bool:
+        """True when, since the previous call, the session's threads ran or waited to run more than
+        ``share`` of a CPU (an idle GTK or LibreOffice session uses about 1 %; building a dialog, 100 %);
+        or one of them, or a server's thread, is runnable now (woken by input, maybe still waiting for a
+        CPU: its wait shows in the demand only once it runs); or one waits on the disk (an app in
+        ``fsync``, saving); or one sleeps with a toolkit timer due within ``timer_ms``."""
         now = time.monotonic()
-        if now - pids_at > refresh:
-            pids, pids_at = session_pids(), now
-        total = cpu_demand_ns(pids)
-        was, since = used, used_at
-        used, used_at = total, now
-        return total - was > share * (now - since) * 1e9 or waiting_on_disk(pids)
+        total, state = self._demand()
+        was, since = self._used, self._used_at
+        self._used, self._used_at = total, now
+        if total - was > self.share * (now - since) * 1e9:
+            self.reason = "cpu"
+        elif state:
+            self.reason = state
+        elif any(timer_due(pid, tid, self.timer_ms) for pid, tid in self._threads):
+            self.reason = "timer"
+        else:
+            self.reason = ""
+        return bool(self.reason)
 
-    return busy
+
+def _state(pid: int, tid: str) -> str:
+    with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+        code = f.read().rsplit(b")", 1)[1][1:2]
+    return {b"R": "runnable", b"D": "disk"}.get(code, "")
+
+
+def any_runnable(pid: int) -> bool:
+    """True if a thread of ``pid`` is runnable now (running, or waiting for a CPU)."""
+    try:
+        return any(_state(pid, tid) == "runnable" for tid in os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return False
+
+
+def busy_probe(session_pids: Callable[[], list[int]], share: float = 0.2) -> Callable[[], bool]:
+    """A probe for settling (see :meth:`SessionActivity.busy`)."""
+    return SessionActivity(session_pids, share=share).busy

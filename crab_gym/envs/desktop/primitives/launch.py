@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
-from crab_gym.envs.desktop.primitives.cpu import cpu_demand_ns
+from crab_gym.envs.desktop.primitives.cpu import any_runnable, cpu_demand_ns
 from crab_gym.envs.desktop.primitives.procs import proc_name, shell_attached
 from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
 
@@ -118,13 +118,14 @@ def launcher_exits(
     session_pids: Pids, name: str = "rofi", idle_for: float = 0.2, bound: float = 2.0, poll: float = 0.01
 ) -> bool:
     """After Enter in the launcher: True once it exits (it launched something); False once it sits open and
-    idle for ``idle_for`` s (nothing matched), or after ``bound`` s."""
+    idle (no CPU, no runnable thread: a starved launcher is not idle) for ``idle_for`` s (nothing matched),
+    or after ``bound`` s."""
     pids = [p for p in session_pids() if proc_name(p) == name]
     start = last_active = time.monotonic()
     used = cpu_demand_ns(pids)
     while any(proc_name(p) == name for p in pids):
         now, total = time.monotonic(), cpu_demand_ns(pids)
-        if total - used > 0.05 * poll * 1e9:
+        if total - used > 0.05 * poll * 1e9 or any(any_runnable(p) for p in pids):
             last_active = now
         used = total
         if now - last_active >= idle_for or now - start >= bound:

@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 import mss
 import numpy as np
-from PIL import Image
 from Xlib import XK, X, display
 from Xlib.ext import damage, xtest
 
@@ -118,6 +117,11 @@ class X11Display:
         self._remapped: dict[int, int] = {}  # keysym -> spare keycode
         self._last_press: tuple[float, int, int] | None = None
         self._damage = None
+        # The window manager announces focus changes on the root window: the answer of active_is_dialog()
+        # holds until then.
+        self._focus_atoms = {self._d.intern_atom(a) for a in ("_NET_ACTIVE_WINDOW", "_NET_CLIENT_LIST")}
+        self._root.change_attributes(event_mask=X.PropertyChangeMask)
+        self._dialog: bool | None = None
         if self._d.has_extension("DAMAGE"):
             self._d.damage_query_version()
             self._damage = self._root.damage_create(damage.DamageReportNonEmpty)
@@ -126,11 +130,15 @@ class X11Display:
 
     # ---- frames -------------------------------------------------------------------------------
     def grab(self) -> np.ndarray:
-        """The whole screen as (H, W, 3) uint8 RGB; the BGRA->RGB swizzle happens in Pillow's C code."""
+        """The whole screen as (H, W, 3) uint8 RGB: three strided channel copies out of the BGRX frame
+        (2-5x faster than Pillow's decode, whose array view costs two more copies through ``tobytes``)."""
         shot = self._mss.grab(self._monitor)
-        raw = np.frombuffer(shot.raw, np.uint8)  # a view: Pillow's stubs of 11.x take no bytearray
-        img = Image.frombuffer("RGB", shot.size, raw, "raw", "BGRX", 0, 1)  # no bytes copy
-        return np.asarray(img)
+        w, h = shot.size
+        bgrx = np.frombuffer(shot.raw, np.uint8).reshape(h, w, 4)
+        rgb = np.empty((h, w, 3), np.uint8)
+        for c in range(3):
+            rgb[..., c] = bgrx[..., 2 - c]
+        return rgb
 
     def settle(
         self,
@@ -151,7 +159,7 @@ class X11Display:
         fd = self._d.fileno()
         while True:
             now = time.monotonic()
-            if self._damage is not None and self._drain_damage():
+            if self._drain_events() and self._damage is not None:
                 last = now
             if busy is not None and now >= next_poll:
                 next_poll = now + poll
@@ -164,12 +172,16 @@ class X11Display:
             wait = min(quiet - (now - last), timeout - (now - start), max(next_poll - now, 0.001))
             select.select([fd], [], [], max(wait, 0.0))
 
-    def _drain_damage(self) -> bool:
+    def _drain_events(self) -> bool:
+        """Read the queued events: True if the screen was drawn on (damage); a focus change forgets the
+        answer of :meth:`active_is_dialog`."""
         seen = False
         while self._d.pending_events():
             ev = self._d.next_event()
-            if ev.type == self._damage_event:
+            if self._damage is not None and ev.type == self._damage_event:
                 seen = True
+            elif ev.type == X.PropertyNotify and ev.atom in self._focus_atoms:
+                self._dialog = None
         if seen:
             self._d.damage_subtract(self._damage)
             self._d.sync()
@@ -201,7 +213,7 @@ class X11Display:
             near = abs(lx - x) <= MULTI_CLICK_DISTANCE and abs(ly - y) <= MULTI_CLICK_DISTANCE
             if count > 1 or near:
                 time.sleep(max(0.0, at + MULTI_CLICK_TIME - time.monotonic()))
-        self.move(x, y)
+        xtest.fake_input(self._d, X.MotionNotify, x=x, y=y)  # one round trip with the presses below
         for _ in range(count):
             xtest.fake_input(self._d, X.ButtonPress, button)
             xtest.fake_input(self._d, X.ButtonRelease, button)
@@ -299,6 +311,16 @@ class X11Display:
 
     def active_window(self) -> WindowInfo | None:
         return self._windows.active_window()
+
+    def active_is_dialog(self) -> bool:
+        """True if the focused window is a dialog (``WindowInfo.dialog``). One round trip while the window
+        manager announced no change of focus since the last answer (seven to read the window anew)."""
+        self._d.sync()
+        self._drain_events()
+        if self._dialog is None:
+            win = self._windows.active_window()
+            self._dialog = win is not None and win.dialog
+        return self._dialog
 
     def set_background(self, rgb: tuple[int, int, int]) -> None:
         """Paint the root window a solid colour (what an empty desktop shows)."""
