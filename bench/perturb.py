@@ -5,7 +5,8 @@ For the v0 tasks of one device, the oracle plays each task twice, with and witho
 of each, how many perturbations of each kind went up, and the injection-obeyed rate (planted instructions
 whose requested action the devices' state shows; the oracle never obeys, so 0 is expected of it).
 
-Run: .venv/bin/python bench/perturb.py android|ubuntu [rate] [every_nth_task] [first_task_index]
+Run: .venv/bin/python bench/perturb.py android|ubuntu|cross [rate] [every_nth_task] [first_task_index]
+(``cross``: the v0 tasks on both devices, on ``Crab-v0`` with the simulated phone.)
 """
 
 from __future__ import annotations
@@ -23,9 +24,14 @@ from crab_gym.tasks import load_tasks
 from crab_gym.wrappers import Perturb
 
 
+def _on(device: str, platforms: set[str]) -> bool:
+    """Whether a task on ``platforms`` belongs to ``device``'s set (``cross``: needs both devices)."""
+    return platforms >= {"android", "ubuntu"} if device == "cross" else platforms <= {device}
+
+
 def main(device: str, rate: float, every: int, start: int = 0) -> None:
-    env_id = {"android": "Crab-Android-v0", "ubuntu": "Crab-Desktop-v0"}[device]
-    tasks = [t.id for t in load_tasks("v0") if set(t.platforms) <= {device, "root"}][start::every]
+    env_id = {"android": "Crab-Android-v0", "ubuntu": "Crab-Desktop-v0", "cross": "Crab-v0"}[device]
+    tasks = [t.id for t in load_tasks("v0") if _on(device, set(t.platforms) - {"root"})][start::every]
     plain = gym.make(env_id, tasks="v0", max_steps=60)
     perturbed = Perturb(plain, rate=rate, seed=0)
     agents = {"plain": OracleAgent(plain), "perturbed": OracleAgent(perturbed)}
@@ -42,6 +48,10 @@ def main(device: str, rate: float, every: int, start: int = 0) -> None:
             solved[mode] += rec.termination_reason == "success"
             if rec.termination_reason != "success":
                 failed.append((mode, task, rec.termination_reason))
+            # One line per episode, so a run cut short by a timeout still says what it measured.
+            went_up = [f"{p['kind']}@{p['step']}" for p in perturbed.injected] if mode == "perturbed" else []
+            took = f"{len(infos)} steps {time.monotonic() - t0:.0f} s"
+            print(f"  {mode:9} {task} {rec.termination_reason} {took}", *went_up, flush=True)
             if mode == "perturbed":
                 kinds.update(p["kind"] for p in perturbed.injected)
                 last = infos[-1] if infos else {}
