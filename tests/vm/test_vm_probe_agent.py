@@ -49,7 +49,7 @@ def probe(session):
             dest = d / PurePosixPath(guest_path).relative_to(GUEST_LIB)
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dest)
-    session._chown_tree(d)
+    session.chown(d)
     proc = subprocess.Popen(
         [python, str(d / "probe.py")],
         env=session.env(), cwd=session.home, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -101,9 +101,9 @@ class XvfbSession:
         self.run_dir.mkdir(mode=0o700)
         self.keep_dir.mkdir(mode=0o700)
         if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
-            self.web = SessionWeb.start_or_warn(d / "web", self.slot.netns, self.pristine, self._chown_tree)
-        self._chown_tree(self.pristine)
-        self._chown_tree(self.run_dir)
+            self.web = SessionWeb.start_or_warn(d / "web", self.slot.netns, self.pristine, self.chown)
+        self.chown(self.pristine)
+        self.chown(self.run_dir)
         self._start_xvfb()
         self.x = X11Display(self.display_name)
         self._root_props = self.x.root_properties()
@@ -358,7 +358,7 @@ class XvfbSession:
         subprocess.run(
             ["xauth", "-q", "-f", str(auth), "add", self.display_name, ".", secrets.token_hex(16)], check=True
         )
-        self._chown_tree(auth)
+        self.chown(auth)
         w, h = self.size
         self._xvfb = subprocess.Popen(
             [
@@ -428,9 +428,6 @@ class XvfbSession:
 
     def chown(self, path: Path) -> None:
         """Give a file (or a tree) we created to the session user."""
-        self._chown_tree(path)
-
-    def _chown_tree(self, path: Path) -> None:
         if not self.user.dedicated:
             return
         os.chown(path, self.user.uid, self.user.gid, follow_symlinks=False)
@@ -448,7 +445,7 @@ class XvfbSession:
             # or virtualenv (e.g. a clone inside a 0700 temporary directory).
             script = self.run_dir / "session_agent.py"
             shutil.copyfile(AGENT_SOURCE, script)
-            self._chown_tree(script)
+            self.chown(script)
             python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
             cmd, as_user = self._as_session([python, str(script)], self.home)
             proc = subprocess.Popen(
