@@ -92,8 +92,8 @@ def main() -> int:
     records = run_records(out)
     failed = [r for r in records if not r.success]
     per_task = {r.task_id: {"seconds": round(r.seconds, 1), "reason": r.termination_reason} for r in records}
-    (out / "beside.json").write_text(json.dumps({"beside": args.beside, "load": load, "seconds":
-                                                 summary.get("seconds"), "tasks": per_task}, indent=1))  # fmt: skip
+    report = {"beside": args.beside, "load": load, "seconds": summary.get("seconds"), "tasks": per_task}
+    (out / "beside.json").write_text(json.dumps(report, indent=1))
     print(f"{len(records) - len(failed)}/{len(records)} solved in {summary.get('seconds', 0) / 60:.1f} min "
           f"beside {args.beside}")  # fmt: skip
     for r in failed:
