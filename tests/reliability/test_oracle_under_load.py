@@ -13,10 +13,15 @@ import subprocess
 import sys
 from collections.abc import Iterator
 
+import gymnasium as gym
 import pytest
 
+from crab_gym.baselines import OracleAgent
+from crab_gym.core.tasks import SubTaskTemplate, Task
+from crab_gym.envs.desktop import evaluators as ev
 from crab_gym.runs.collect import collect, run_records
 from crab_gym.tasks import load_tasks
+from crab_gym.tasks.templates.desktop.common import terminal
 
 pytestmark = [pytest.mark.load, pytest.mark.timeout(3600)]
 
@@ -69,3 +74,36 @@ def test_oracle_solves_cross_device_tasks_under_load(cpu_hog, tmp_path, tasks, j
 @_runs(DESKTOP, DESKTOP_SLICE, ci_jobs=1)
 def test_oracle_solves_desktop_tasks_under_load(cpu_hog, tmp_path, tasks, jobs):
     _solve_all(tmp_path, "Crab-Desktop-v0", tasks, jobs)
+
+
+# A command whose effect lands seconds after its step settled, as a LibreOffice save did on a loaded machine
+# when the step's bounded settle gave up first (docs/reliability.md): the shell sleeps, using no CPU.
+LATE_FOLDER = SubTaskTemplate(
+    id="test_late_folder",
+    sets=frozenset(),
+    description="Create the folder {folder} in a terminal, 4 seconds from now.",
+    attributes={"folder": "folder"},
+    evaluator=lambda folder: [ev.dir_exists(path=folder)],
+    solution=lambda folder: terminal(f"sleep 4; mkdir -p {folder}"),
+    platforms=("ubuntu",),
+    apps=("terminal",),
+)
+
+
+def test_oracle_waits_out_an_effect_that_lands_after_its_last_step_settled():
+    sub = LATE_FOLDER.instantiate(folder="~/late")
+    task = Task("late-folder", sub.instruction, [sub])
+    env = gym.make("Crab-Desktop-v0", tasks="v0", max_steps=20)
+    try:
+        agent = OracleAgent(env)
+        obs, info = env.reset(seed=0, options={"task": task})
+        waited = 0
+        while True:
+            obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
+            waited += info["action"]["name"] == "wait"
+            if terminated or truncated:
+                break
+    finally:
+        env.close()
+    assert info["termination_reason"] == "success", info["feedback"]
+    assert waited >= 2  # the folder came during the waits, not with the command's own step
