@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import gymnasium as gym
@@ -107,3 +108,26 @@ def test_oracle_waits_out_an_effect_that_lands_after_its_last_step_settled():
         env.close()
     assert info["termination_reason"] == "success", info["feedback"]
     assert waited >= 2  # the folder came during the waits, not with the command's own step
+
+
+@pytest.mark.load_full
+def test_the_step_after_ctrl_s_finds_the_save_dialog_beside_a_cpu_hog(cpu_hog):
+    """ctrl+s into Calc settles until its Save dialog has focus: with the short quiet of plain keys the step
+    ended before the dialog 2 times in 32 beside a CPU hog, and the next keys went into the sheet."""
+    env = gym.make("Crab-Desktop-v0", tasks="v0", max_steps=200)
+    try:
+        u = env.unwrapped
+        env.reset(seed=0, options={"task": "calc_sum_column-0"})
+        env.step(u.encode_action("ubuntu", "search_application", {"name": "calc"}))
+        env.step(u.encode_action("ubuntu", "write_text", {"text": "1\n"}))
+        missed = []
+        for i in range(16):
+            env.step(u.encode_action("ubuntu", "hotkey", {"keys": ["ctrl", "s"]}))
+            win = u.subenvs["ubuntu"].x.active_window()
+            if win is None or not win.dialog:
+                missed.append(i)
+                time.sleep(3)  # the late dialog, closed by the Esc below
+            env.step(u.encode_action("ubuntu", "press", {"key": "esc"}))
+    finally:
+        env.close()
+    assert not missed, f"no dialog after ctrl+s at tries {missed}"
