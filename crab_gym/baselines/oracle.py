@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -12,10 +12,17 @@ from crab_gym.baselines.dismiss import clear_action
 from crab_gym.env_protocol import crab_of
 
 DEFAULT_PAUSE: dict[str, float] = {}
+# Seconds of each root wait() after the plan, while the task is not yet judged done (success ends the
+# episode at once, so a solved task never waits). A step's settle is bounded (3 s on the desktop): on a
+# loaded machine LibreOffice was still saving when it gave up, and the file landed during the first wait
+# (6 of 412 episodes beside a CPU hog and a second env; docs/reliability.md). Growing waits leave room for
+# slower saves at the cost of seconds only in an episode that fails anyway.
+WAITS: tuple[int, ...] = (1, 2, 4)
 
 
 class OracleAgent:
-    """Plays the task's scripted solution, then waits briefly and declares completion.
+    """Plays the task's scripted solution, then waits (``waits``: seconds each, see WAITS) while the task is
+    not judged done, and declares completion.
 
     It proves a task solvable through the same action tuples any policy sends, with no think time: each
     step's settle (screen and session CPU quiet) is what makes the next action safe, on a loaded machine
@@ -29,12 +36,12 @@ class OracleAgent:
     def __init__(
         self,
         env: gym.Env,
-        max_waits: int = 2,
+        waits: Sequence[int] = WAITS,
         pause: Mapping[str, float] | None = None,
         max_clears: int = 10,
     ) -> None:
         self.env = crab_of(env)
-        self.max_waits, self.max_clears = max_waits, max_clears
+        self.waits, self.max_clears = tuple(waits), max_clears
         self._clears = 0
         self.pause = dict(DEFAULT_PAUSE if pause is None else pause)
         self._plan: list[tuple[str, tuple]] = []
@@ -60,7 +67,7 @@ class OracleAgent:
             if info.get("steps", 0) and self.pause.get(device):
                 time.sleep(self.pause[device])
             return action
-        if self._waits < self.max_waits:
+        if self._waits < len(self.waits):
             self._waits += 1
-            return self.env.wait_action()
+            return self.env.encode_action("root", "wait", {"seconds": self.waits[self._waits - 1]})
         return self.env.encode_action("root", "complete")
