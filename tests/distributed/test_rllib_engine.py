@@ -5,6 +5,10 @@ path SB3's model.zip takes), acts validly on held-out seeds and scores as it did
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -100,3 +104,44 @@ def test_a_broken_checkpoint_is_a_one_line_error_naming_it(tmp_path, capsys):
         ppo.load(tmp_path)
     assert main(["train", "--eval", str(tmp_path)]) == 2
     assert "default_policy" in capsys.readouterr().err
+
+
+CLUSTER = r"""
+import json, sys
+from ray.cluster_utils import Cluster
+from crab_gym.cli import main
+
+cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+try:
+    cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    sys.exit(main(["train", "--engine", "rllib", "--joint", "--config", sys.argv[1], "--out", sys.argv[2],
+                   "--address", cluster.address, "--episodes", "1"]))
+finally:
+    cluster.shutdown()
+"""
+
+
+@pytest.mark.ray
+def test_address_joins_a_two_node_cluster_whose_nodes_run_the_env_runners(tmp_path):
+    """Two Ray nodes of one CPU each (``ray.cluster_utils.Cluster``, in a subprocess, since this process may
+    hold the other tests' local Ray): the two EnvRunners can only run one on each, and the run says so."""
+    config_file = tmp_path / "ppo.json"
+    config_file.write_text(json.dumps({**SMALL, "timesteps": 128}))
+    cmd = [sys.executable, "-c", CLUSTER, str(config_file), str(tmp_path / "run")]
+    pipe = subprocess.PIPE
+    proc = subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=400)
+    finally:
+        if proc.poll() is None:  # timed out: the script and the Ray nodes it started, by its process group
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, stderr[-3000:]
+    assert "(2 EnvRunners, 4 envs in all; Ray nodes: 2)" in stdout, stdout  # a local Ray has one node
+    assert (tmp_path / "run" / "rllib").is_dir()
+
+
+def test_address_is_refused_without_the_rllib_engine(capsys):
+    assert main(["train", "--engine", "sb3", "--address", "127.0.0.1:6379", "--timesteps", "8"]) == 2
+    assert "--address 127.0.0.1:6379: only with --engine rllib" in capsys.readouterr().err
