@@ -5,15 +5,14 @@ path SB3's model.zip takes), acts validly on held-out seeds and scores as it did
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
 
 import pytest
 
 pytest.importorskip("ray.rllib")
 pytest.importorskip("stable_baselines3")
+
+from ray_scripts import run_script  # noqa: E402
 
 from crab_gym.baselines import ppo, rllib_ppo  # noqa: E402
 from crab_gym.cli import main  # noqa: E402
@@ -128,17 +127,9 @@ def test_address_joins_a_two_node_cluster_whose_nodes_run_the_env_runners(tmp_pa
     hold the other tests' local Ray): the two EnvRunners can only run one on each, and the run says so."""
     config_file = tmp_path / "ppo.json"
     config_file.write_text(json.dumps({**SMALL, "timesteps": 128}))
-    cmd = [sys.executable, "-c", CLUSTER, str(config_file), str(tmp_path / "run")]
-    pipe = subprocess.PIPE
-    proc = subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True, start_new_session=True)
-    try:
-        stdout, stderr = proc.communicate(timeout=400)
-    finally:
-        if proc.poll() is None:  # timed out: the script and the Ray nodes it started, by its process group
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    assert proc.returncode == 0, stderr[-3000:]
-    assert "(2 EnvRunners, 4 envs in all; Ray nodes: 2)" in stdout, stdout  # a local Ray has one node
+    proc = run_script([sys.executable, "-c", CLUSTER, str(config_file), str(tmp_path / "run")], timeout=400)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "(2 EnvRunners, 4 envs in all; Ray nodes: 2)" in proc.stdout, proc.stdout  # a local Ray: one node
     assert (tmp_path / "run" / "rllib").is_dir()
 
 
