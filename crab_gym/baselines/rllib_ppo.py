@@ -159,7 +159,7 @@ def load_model(folder: Path) -> RLlibModel:
 
     from crab_gym.baselines.rllib_module import CrabPPOModule
 
-    path = folder / "rllib"
+    path = folder.resolve() / "rllib"  # RLlib reads a relative path as a URI without a scheme
     module_path = path.joinpath(*_MODULE_PATH)
     if not module_path.is_dir():
         raise ValueError(

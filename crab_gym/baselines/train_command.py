@@ -151,7 +151,8 @@ def _train_rllib(config: Any, args: argparse.Namespace) -> None:
         stats = rllib_ppo.train(one, out, eval_every=args.eval_every, on_eval=show, address=args.address)[2]
         print(f"[rllib {name}] {stats['steps']:.0f} env steps in {stats['seconds']:.0f} s: "
               f"{stats['steps_per_s']:.1f} steps/s ({stats['env_runners']:.0f} EnvRunners, "
-              f"{stats['envs']:.0f} envs in all; Ray nodes: {stats['nodes']:.0f})", flush=True)  # fmt: skip
+              f"{stats['envs']:.0f} envs in all) on {stats['nodes']:.0f} Ray node(s)",
+              flush=True)  # fmt: skip
 
 
 def evaluate_runs(

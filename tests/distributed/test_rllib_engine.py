@@ -53,10 +53,11 @@ def test_the_envs_of_every_runner_draw_their_own_tasks(local_ray):
 
 
 @pytest.mark.ray
-def test_train_saves_a_checkpoint_that_ppo_load_reads_and_evaluates(local_ray, tmp_path, capsys):
+def test_train_saves_a_checkpoint_that_ppo_load_reads_and_evaluates(local_ray, tmp_path, capsys, monkeypatch):
     config_file, out = tmp_path / "ppo.json", tmp_path / "run"
     config_file.write_text(json.dumps(SMALL))
-    args = ["train", "--engine", "rllib", "--joint", "--config", str(config_file), "--out", str(out)]
+    monkeypatch.chdir(tmp_path)  # --out relative, as in `--out runs/rllib`: RLlib reads such a path as a URI
+    args = ["train", "--engine", "rllib", "--joint", "--config", str(config_file), "--out", "run"]
     assert main([*args, "--eval-every", "256", "--episodes", "2"]) == 0
     printed = capsys.readouterr().out
     assert "(2 EnvRunners, 4 envs in all)" in printed, printed
@@ -129,7 +130,7 @@ def test_address_joins_a_two_node_cluster_whose_nodes_run_the_env_runners(tmp_pa
     config_file.write_text(json.dumps({**SMALL, "timesteps": 128}))
     proc = run_script([sys.executable, "-c", CLUSTER, str(config_file), str(tmp_path / "run")], timeout=400)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "(2 EnvRunners, 4 envs in all; Ray nodes: 2)" in proc.stdout, proc.stdout  # a local Ray: one node
+    assert "(2 EnvRunners, 4 envs in all) on 2 Ray node(s)" in proc.stdout, proc.stdout  # a local Ray: 1
     assert (tmp_path / "run" / "rllib").is_dir()
 
 
