@@ -70,6 +70,11 @@ def rllib_learner(config: ppo.PPOConfig) -> tuple[Window, Callable[[], None]]:
     return window, algo.stop
 
 
+def _load() -> str:
+    """The load averages over 1, 5 and 15 minutes, as ``uptime`` prints them."""
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--family", default="create_item")
@@ -86,8 +91,8 @@ def main() -> None:
     config.vocabulary = ppo.vocabulary_for(config)
     torch.set_num_threads(config.torch_threads)
     print(f"{args.family}: {envs} envs per learner, rollouts of {config.n_steps} steps per env, minibatch "
-          f"{config.batch_size}, {config.n_epochs} epochs; load average {os.getloadavg()[0]:.2f} on "
-          f"{os.cpu_count()} cores", flush=True)  # fmt: skip
+          f"{config.batch_size}, {config.n_epochs} epochs; {_load()} on {os.cpu_count()} cores",
+          flush=True)  # fmt: skip
     t0 = time.perf_counter()
     rllib_ppo.init_ray(args.runners + 1)  # the EnvRunners at this process's niceness
     print(f"ray.init: {time.perf_counter() - t0:.1f} s", flush=True)
@@ -120,6 +125,7 @@ def main() -> None:
         ratios = [v / s for v, s in zip(values, rates["sb3"], strict=True)]
         print(f"  {name:12s} {statistics.median(values):6.1f}   x{statistics.median(ratios):.2f} of sb3 "
               f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")  # fmt: skip
+    print(f"  {_load()} at the end")
     n, m = args.runners, args.envs_per_runner
     print(f"  layout: sb3 {envs} envs in-process; sb3 batched {n} workers x {m} envs; "
           f"rllib {n} EnvRunners x {m} envs")  # fmt: skip

@@ -37,6 +37,7 @@ __all__ = [
     "init_ray",
     "load_model",
     "runner_envs",
+    "runner_nodes",
     "train",
 ]
 
@@ -127,6 +128,17 @@ def runner_envs(algo: Any) -> list[int]:
     return list(algo.env_runner_group.foreach_env_runner(lambda r: r.num_envs, local_env_runner=False))
 
 
+def runner_nodes(algo: Any) -> list[str]:
+    """The Ray node id of each remote EnvRunner of ``algo``: more than one only on a cluster of nodes."""
+
+    def node(runner: Any) -> str:  # nested: pickled by value for the runners
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+
+    return list(algo.env_runner_group.foreach_env_runner(node, local_env_runner=False))
+
+
 class RLlibModel:
     """A trained CrabPPOModule with SB3's ``predict``: what :func:`ppo.model_policy` calls."""
 
@@ -147,7 +159,7 @@ def load_model(folder: Path) -> RLlibModel:
 
     from crab_gym.baselines.rllib_module import CrabPPOModule
 
-    path = folder / "rllib"
+    path = folder.resolve() / "rllib"  # RLlib reads a relative path as a URI without a scheme
     module_path = path.joinpath(*_MODULE_PATH)
     if not module_path.is_dir():
         raise ValueError(
@@ -174,8 +186,9 @@ def train(
     """Train for ``config.timesteps`` env steps (whole train batches); evaluate on held-out seeds at 0,
     every ``eval_every`` steps and at the end, as :func:`ppo.train`. Starts a local Ray unless one runs (or
     joins ``address``). Returns the model, the curve and {steps, seconds, train_seconds, steps_per_s,
-    env_runners, envs}: ``seconds`` from Ray's start to the last update, ``train_seconds`` inside
-    ``Algorithm.train`` only, ``envs`` over all runners as they report it."""
+    env_runners, envs, nodes}: ``seconds`` from Ray's start to the last update, ``train_seconds`` inside
+    ``Algorithm.train`` only, ``envs`` over all runners as they report it, ``nodes`` the Ray nodes the
+    runners run on."""
     import ray
     import torch
 
@@ -193,7 +206,7 @@ def train(
     algo = None
     try:
         algo = build_algo(config)
-        envs = runner_envs(algo)
+        envs, nodes = runner_envs(algo), runner_nodes(algo)
         model = RLlibModel(algo.get_module())
 
         def point() -> None:
@@ -234,5 +247,5 @@ def train(
             ray.shutdown()
     stats = {"steps": float(steps), "seconds": seconds, "train_seconds": train_seconds,
              "steps_per_s": steps / max(seconds, 1e-9), "env_runners": float(len(envs)),
-             "envs": float(sum(envs))}  # fmt: skip
+             "envs": float(sum(envs)), "nodes": float(len(set(nodes)))}  # fmt: skip
     return model, curve, stats

@@ -39,6 +39,12 @@ def add_parsers(sub: Any) -> None:
     )
     t.add_argument("--env-runners", type=int, default=0, help="rllib: EnvRunners, a process each (default 2)")
     t.add_argument("--envs-per-runner", type=int, default=0, help="rllib: envs of each EnvRunner (default 2)")
+    t.add_argument(
+        "--address",
+        "--ray-address",
+        default="",
+        help="rllib: join this Ray cluster (HOST:6379, or auto) instead of starting a local Ray",
+    )
     t.add_argument("--seed", type=int, default=None)
     t.add_argument("--joint", action="store_true", help="one policy for every family (default: one each)")
     t.add_argument("--parallel", type=int, default=2, help="policies trained at a time (one per family)")
@@ -97,6 +103,9 @@ def train_command(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(e, file=sys.stderr)
         return 2
+    if not args.eval and args.address and config.engine != "rllib":
+        print(f"--address {args.address}: only with --engine rllib", file=sys.stderr)
+        return 2
     if not args.eval:
         t0 = time.perf_counter()
         if config.engine == "rllib":
@@ -139,10 +148,11 @@ def _train_rllib(config: Any, args: argparse.Namespace) -> None:
 
         out = Path(args.out) if args.joint else Path(args.out) / name
         one = dataclasses.replace(config, families=families, vocabulary=())
-        stats = rllib_ppo.train(one, out, eval_every=args.eval_every, on_eval=show)[2]
+        stats = rllib_ppo.train(one, out, eval_every=args.eval_every, on_eval=show, address=args.address)[2]
         print(f"[rllib {name}] {stats['steps']:.0f} env steps in {stats['seconds']:.0f} s: "
               f"{stats['steps_per_s']:.1f} steps/s ({stats['env_runners']:.0f} EnvRunners, "
-              f"{stats['envs']:.0f} envs in all)", flush=True)  # fmt: skip
+              f"{stats['envs']:.0f} envs in all) on {stats['nodes']:.0f} Ray node(s)",
+              flush=True)  # fmt: skip
 
 
 def evaluate_runs(

@@ -5,12 +5,10 @@ this test process may already hold the local Ray of the other tests."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
 
 import pytest
+from ray_scripts import run_script
 
 SCRIPT = r"""
 import json, sys
@@ -36,15 +34,8 @@ finally:
 def test_collect_joins_a_two_node_cluster_with_one_actor_per_node(tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "run"
-    cmd = [sys.executable, "-c", SCRIPT, str(out)]
-    pipe = subprocess.PIPE
-    proc = subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True, start_new_session=True)
-    try:
-        stdout, stderr = proc.communicate(timeout=280)
-    finally:
-        if proc.poll() is None:  # timed out: the script and the Ray nodes it started, by its process group
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    proc = run_script([sys.executable, "-c", SCRIPT, str(out)], timeout=280)
+    stdout, stderr = proc.stdout, proc.stderr
     assert proc.returncode == 0, stderr[-3000:]
     result = json.loads(stdout.strip().splitlines()[-1])
     assert result["summary"]["ran"] == 6 and result["summary"]["metrics"]["SR"] == 1.0

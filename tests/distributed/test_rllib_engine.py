@@ -5,11 +5,14 @@ path SB3's model.zip takes), acts validly on held-out seeds and scores as it did
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
 pytest.importorskip("ray.rllib")
 pytest.importorskip("stable_baselines3")
+
+from ray_scripts import run_script  # noqa: E402
 
 from crab_gym.baselines import ppo, rllib_ppo  # noqa: E402
 from crab_gym.cli import main  # noqa: E402
@@ -50,10 +53,11 @@ def test_the_envs_of_every_runner_draw_their_own_tasks(local_ray):
 
 
 @pytest.mark.ray
-def test_train_saves_a_checkpoint_that_ppo_load_reads_and_evaluates(local_ray, tmp_path, capsys):
+def test_train_saves_a_checkpoint_that_ppo_load_reads_and_evaluates(local_ray, tmp_path, capsys, monkeypatch):
     config_file, out = tmp_path / "ppo.json", tmp_path / "run"
     config_file.write_text(json.dumps(SMALL))
-    args = ["train", "--engine", "rllib", "--joint", "--config", str(config_file), "--out", str(out)]
+    monkeypatch.chdir(tmp_path)  # --out relative, as in `--out runs/rllib`: RLlib reads such a path as a URI
+    args = ["train", "--engine", "rllib", "--joint", "--config", str(config_file), "--out", "run"]
     assert main([*args, "--eval-every", "256", "--episodes", "2"]) == 0
     printed = capsys.readouterr().out
     assert "(2 EnvRunners, 4 envs in all)" in printed, printed
@@ -100,3 +104,36 @@ def test_a_broken_checkpoint_is_a_one_line_error_naming_it(tmp_path, capsys):
         ppo.load(tmp_path)
     assert main(["train", "--eval", str(tmp_path)]) == 2
     assert "default_policy" in capsys.readouterr().err
+
+
+CLUSTER = r"""
+import json, sys
+from ray.cluster_utils import Cluster
+from crab_gym.cli import main
+
+cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+try:
+    cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    sys.exit(main(["train", "--engine", "rllib", "--joint", "--config", sys.argv[1], "--out", sys.argv[2],
+                   "--address", cluster.address, "--episodes", "1"]))
+finally:
+    cluster.shutdown()
+"""
+
+
+@pytest.mark.ray
+def test_address_joins_a_two_node_cluster_whose_nodes_run_the_env_runners(tmp_path):
+    """Two Ray nodes of one CPU each (``ray.cluster_utils.Cluster``, in a subprocess, since this process may
+    hold the other tests' local Ray): the two EnvRunners can only run one on each, and the run says so."""
+    config_file = tmp_path / "ppo.json"
+    config_file.write_text(json.dumps({**SMALL, "timesteps": 128}))
+    proc = run_script([sys.executable, "-c", CLUSTER, str(config_file), str(tmp_path / "run")], timeout=400)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "(2 EnvRunners, 4 envs in all) on 2 Ray node(s)" in proc.stdout, proc.stdout  # a local Ray: 1
+    assert (tmp_path / "run" / "rllib").is_dir()
+
+
+def test_address_is_refused_without_the_rllib_engine(capsys):
+    assert main(["train", "--engine", "sb3", "--address", "127.0.0.1:6379", "--timesteps", "8"]) == 2
+    assert "--address 127.0.0.1:6379: only with --engine rllib" in capsys.readouterr().err
