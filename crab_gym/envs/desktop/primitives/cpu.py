@@ -36,22 +36,13 @@ def cpu_demand_ns(pids: list[int], waited: bool = True) -> int:
 def waiting_on_disk(pids: list[int]) -> bool:
     """True if a thread of the live processes among ``pids`` sleeps uninterruptibly (state ``D``): an app
     saving a file waits in ``fsync`` using no CPU and drawing nothing, for 0.1-1 s on a busy disk."""
-    for pid in pids:
-        try:
-            for tid in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
-                    if f.read().rsplit(b")", 1)[1][1:2] == b"D":
-                        return True
-        except (OSError, IndexError):
-            continue
-    return False
+    return any("disk" in _thread_states(pid) for pid in pids)
 
 
 # Where a thread sleeping in a wait with a timeout in milliseconds keeps it (the argument's index): poll,
 # epoll_wait and epoll_pwait, by syscall number of the machine. GLib's main loop (GTK, Qt, LibreOffice,
 # rofi, openbox) sleeps in poll with the time to its next timer. Elsewhere: no timers read.
 _MS_TIMEOUT_ARG = {"x86_64": {7: 2, 232: 3, 281: 3}, "aarch64": {22: 3}}.get(platform.machine(), {})
-_NO_TIMEOUT = 1 << 31  # -1 (wait for ever), read as unsigned
 
 
 def timer_due(pid: int, tid: str, within_ms: int) -> bool:
@@ -152,12 +143,17 @@ def _state(pid: int, tid: str) -> str:
     return {b"R": "runnable", b"D": "disk"}.get(code, "")
 
 
+def _thread_states(pid: int) -> list[str]:
+    """:func:`_state` of each thread of ``pid``; none once it is gone or not ours to read."""
+    try:
+        return [_state(pid, tid) for tid in os.listdir(f"/proc/{pid}/task")]
+    except (OSError, IndexError):
+        return []
+
+
 def any_runnable(pid: int) -> bool:
     """True if a thread of ``pid`` is runnable now (running, or waiting for a CPU)."""
-    try:
-        return any(_state(pid, tid) == "runnable" for tid in os.listdir(f"/proc/{pid}/task"))
-    except OSError:
-        return False
+    return "runnable" in _thread_states(pid)
 
 
 def busy_probe(session_pids: Callable[[], list[int]], share: float = 0.2) -> Callable[[], bool]:
