@@ -60,39 +60,67 @@ def merge_infos(records: Sequence[Record], num_envs: int) -> dict[str, Any]:
 class _Adder:
     """Just enough of a ``VectorEnv`` for its ``_add_info``."""
 
-    _add_info = VectorEnv._add_info
+    _add_info: Any = VectorEnv._add_info  # it uses only self.num_envs and itself
 
     def __init__(self, num_envs: int) -> None:
         self.num_envs = num_envs
 
 
 def _merge(records: Sequence[Record], num_envs: int) -> dict[str, Any]:
-    by_key: dict[str, list[tuple[int, Any]]] = {}
-    for i, info in records:
-        for key, value in info.items():
-            by_key.setdefault(key, []).append((i, value))
-    if any(f"_{key}" in by_key for key in by_key):
-        raise _Mixed("a key and its mask's name")  # the order of the records decides which wins there
+    """Records grouped by their keys (a step's infos share theirs; a reset's have others), each group taken
+    apart column by column; a key's array takes its dtype from its first value in record order, the first
+    group's that has it. Where one env has a key twice (``final_info`` beside a reset's), the order of the
+    records decides: :class:`_Mixed`."""
+    groups: dict[tuple[str, ...], list[Record]] = {}
+    for record in records:
+        groups.setdefault(tuple(record[1]), []).append(record)
+    columns: dict[str, list[tuple[tuple[int, ...], tuple[Any, ...]]]] = {}
+    for keys, group in groups.items():
+        envs = tuple(i for i, _ in group)
+        for key, values in zip(keys, zip(*(info.values() for _, info in group), strict=True), strict=True):
+            columns.setdefault(key, []).append((envs, values))
+    if any(f"_{key}" in columns for key in columns):
+        raise _Mixed("a key and its mask's name")
+    every = tuple(range(num_envs))
     out: dict[str, Any] = {}
-    for key, items in by_key.items():
-        if key == "final_obs":
-            array: Any = np.full(num_envs, None, dtype=object)
-            for i, value in items:
-                array[i] = value
+    for key, parts in columns.items():
+        envs, values = (
+            parts[0] if len(parts) == 1 else (sum((p[0] for p in parts), ()), sum((p[1] for p in parts), ()))
+        )
+        if len(set(envs)) < len(envs):
+            raise _Mixed(key)
+        out[key] = _column(key, envs, values, num_envs, envs == every)
+        if envs == every:
+            out[f"_{key}"] = np.ones(num_envs, dtype=np.bool_)
         else:
-            dicts = sum(isinstance(value, dict) for _, value in items)
-            if dicts == len(items):
-                array = _merge(items, num_envs)
-            elif dicts:
-                raise _Mixed(key)
-            else:
-                array = _empty(items[0][1], num_envs)
-                for i, value in items:
-                    array[i] = value
-        mask = np.zeros(num_envs, dtype=np.bool_)
-        mask[[i for i, _ in items]] = True
-        out[key], out[f"_{key}"] = array, mask
+            out[f"_{key}"] = mask = np.zeros(num_envs, dtype=np.bool_)
+            mask[list(envs)] = True
     return out
+
+
+def _column(key: str, envs: tuple[int, ...], values: tuple[Any, ...], num_envs: int, dense: bool) -> Any:
+    """One key's array (or merged dict) over the envs; ``dense``: every env has it, in env order."""
+    types = set(map(type, values))
+    first = type(values[0])
+    if key == "final_obs":
+        array: np.ndarray = np.full(num_envs, None, dtype=object)
+    elif issubclass(first, dict):
+        if not all(issubclass(t, dict) for t in types):
+            raise _Mixed(key)
+        return _merge(list(zip(envs, values, strict=True)), num_envs)
+    elif any(issubclass(t, dict) for t in types):
+        raise _Mixed(key)
+    else:
+        array = _empty(values[0], num_envs)
+        if array.ndim == 1 and len(types) == 1:  # one type: numpy converts each value as one assignment would
+            column = np.fromiter(values, dtype=array.dtype, count=len(values))
+            if dense:
+                return column
+            array[list(envs)] = column
+            return array
+    for i, value in zip(envs, values, strict=True):
+        array[i] = value
+    return array
 
 
 def _empty(value: Any, num_envs: int) -> np.ndarray:
