@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .fetch import Fetcher, Response, TlsFetcher
+from .fetch import Fetcher, Response
 
 if TYPE_CHECKING:
     from crab_gym.web.content.world import WebWorld
@@ -55,6 +55,8 @@ class WebLink:
         """A web already served on 127.0.0.1:``port`` whose certificates the CA at ``cafile`` signed."""
         from crab_gym.web.app import HOSTS  # starlette: loaded only when the phone goes online
 
+        from .tls import TlsFetcher
+
         return cls(world, TlsFetcher(port, cafile, HOSTS))
 
     def fetch(self, url: str, form: dict[str, str] | None = None) -> Response:
@@ -77,6 +79,8 @@ class WebLink:
                     HOSTS,
                 )  # starlette and uvicorn: loaded only when a page is fetched
                 from crab_gym.web.server import WebServer
+
+                from .tls import TlsFetcher
 
                 self._tmp = tempfile.TemporaryDirectory(prefix="crab-phone-web-")
                 server = WebServer(self.world.seed, Path(self._tmp.name))
