@@ -25,9 +25,9 @@ import tempfile
 import time
 
 CHILD = r"""
-import functools, importlib, inspect, json, time
+import collections, functools, importlib, inspect, json, threading, time
 T0 = time.perf_counter()
-TIMES, DEPTH = [], [0]
+TIMES, DEPTH = [], collections.Counter()  # nesting depth per thread (the web starts in its own)
 
 def timed(module, owner, name, label):
     obj = importlib.import_module(module)
@@ -35,20 +35,22 @@ def timed(module, owner, name, label):
     fn = getattr(target, name, None)
     if fn is None:  # a step another tree does not have (both trees run this child)
         return
-    active = [False]
+    active = set()  # threads inside this step
     @functools.wraps(fn)
     def wrapper(*a, **k):
-        if active[0]:  # a recursive call (copytree): timed as part of the outer one
+        me = threading.get_ident()
+        if me in active:  # a recursive call (copytree): timed as part of the outer one
             return fn(*a, **k)
-        active[0] = True
-        DEPTH[0] += 1
+        active.add(me)
+        DEPTH[me] += 1
         t = time.perf_counter()
         try:
             return fn(*a, **k)
         finally:
-            active[0] = False
-            DEPTH[0] -= 1
-            TIMES.append((t - T0, DEPTH[0], label, time.perf_counter() - t))
+            active.discard(me)
+            DEPTH[me] -= 1
+            where = "" if threading.current_thread() is threading.main_thread() else " [thread]"
+            TIMES.append((t - T0, DEPTH[me], label + where, time.perf_counter() - t))
     static = isinstance(inspect.getattr_static(target, name), classmethod)  # bound already
     setattr(target, name, staticmethod(wrapper) if static else wrapper)
 
@@ -86,7 +88,9 @@ def run(argv, *a, **k):
     try:
         return real_run(argv, *a, **k)
     finally:
-        TIMES.append((t - T0, DEPTH[0], "run " + " ".join(map(str, argv))[:40], time.perf_counter() - t))
+        me, main = threading.get_ident(), threading.current_thread() is threading.main_thread()
+        label = "run " + " ".join(map(str, argv))[:40] + ("" if main else " [thread]")
+        TIMES.append((t - T0, DEPTH[me], label, time.perf_counter() - t))
 subprocess.run = run
 env = gym.make("Crab-Desktop-v0", tasks="v0")
 T2, C2 = time.perf_counter(), time.process_time()
