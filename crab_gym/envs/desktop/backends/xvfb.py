@@ -29,7 +29,7 @@ from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
 from crab_gym.envs.desktop.backends.panel import DESKTOP_NOW, Panel
 from crab_gym.envs.desktop.backends.session_slot import Slot
 from crab_gym.envs.desktop.backends.session_web import SessionWeb
-from crab_gym.envs.desktop.backends.wallpaper import draw_wallpaper, set_root_background
+from crab_gym.envs.desktop.backends.wallpaper import set_root_background, wallpaper
 from crab_gym.envs.desktop.backends.xserver import start_xvfb
 from crab_gym.envs.desktop.primitives.apps import app_argv
 from crab_gym.envs.desktop.primitives.cpu import SessionActivity
@@ -88,9 +88,9 @@ class XvfbSession:
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
         """Start the session and reset it. The slow parts run side by side: the offline web (a CA, four
-        certutil runs, its server) in a thread while Xvfb starts; the wallpaper is drawn in another (numpy
-        releases the GIL); the keepers' processes (the panel's Python and GTK) start before the web is done,
-        and the first reset waits for the panel's first draw."""
+        certutil runs, its server) in a thread while Xvfb starts, the wallpaper read (or drawn) in another;
+        the keepers' processes (the panel's Python and GTK) start before the web is done, and the first
+        reset waits for the panel's first draw."""
         d = self.slot.dir
         if d.exists():
             self._kill_clients(include_xvfb=True)
@@ -98,7 +98,7 @@ class XvfbSession:
         d.mkdir(parents=True)
         os.chmod(d, 0o711)
         pool = ThreadPoolExecutor(2, thread_name_prefix="session-start")
-        wallpaper = pool.submit(draw_wallpaper, self.size)
+        picture = pool.submit(wallpaper, self.size)
         shutil.copytree(TEMPLATE_HOME, self.pristine, symlinks=True)
         os.chmod(self.pristine, 0o700)  # HOME is private to the session user
         self.run_dir.mkdir(mode=0o700)
@@ -120,7 +120,7 @@ class XvfbSession:
             os.chmod(self.home, 0o700)
             self.chown(self.home)
             self._start_keepers(wait=False)
-            set_root_background(self.display_name, wallpaper.result())
+            set_root_background(self.display_name, picture.result())
         finally:
             self.web = web.result() if web is not None else None  # a failed web warned and gave None
             self._web_pending = False
