@@ -12,8 +12,8 @@ import pytest
 from crab_gym.core.actions import (
     REQUIRED,
     Bounds,
-    Check,
     InvalidAction,
+    ParamCheck,
     ParamSpec,
     Point,
     action,
@@ -53,7 +53,7 @@ def _double(x: int) -> int:
 
 
 def test_bounds_and_checks_become_pydantic_constraints_also_nested():
-    small = Annotated[int, Bounds(ge=1, le=5), Check(_double)]
+    small = Annotated[int, Bounds(ge=1, le=5), ParamCheck(_double)]
     params = (
         ParamSpec("n", small, "a number"),
         ParamSpec("pair", tuple[small, small] | None, "two numbers", None),
@@ -76,7 +76,7 @@ def test_bounds_and_checks_become_pydantic_constraints_also_nested():
 
 def test_a_failing_check_is_an_invalid_action():
     @action
-    def act(target: object, text: Annotated[str, Bounds(min_length=1), Check(str.upper)]) -> str:
+    def act(target: object, text: Annotated[str, Bounds(min_length=1), ParamCheck(str.upper)]) -> str:
         """Act.
 
         Args:

@@ -28,7 +28,7 @@ __all__ = [
     "REQUIRED",
     "ActionSpec",
     "Bounds",
-    "Check",
+    "ParamCheck",
     "Direction",
     "Distance",
     "InvalidAction",
@@ -57,7 +57,7 @@ class Bounds:
 
 
 @dataclass(frozen=True)
-class Check:
+class ParamCheck:
     """A parameter's check in its ``Annotated`` type, run on the value after its type's own (pydantic's
     ``AfterValidator``); it returns the value or raises ValueError."""
 
@@ -91,7 +91,7 @@ def _no_control_characters(text: str) -> str:
     return text
 
 
-Typable = Check(_no_control_characters)
+Typable = ParamCheck(_no_control_characters)
 """Metadata for a text parameter that is typed on a device: rejects control characters."""
 
 TypedText = Annotated[str, Bounds(min_length=1, max_length=1024), Typable]
@@ -319,7 +319,7 @@ def build_params_model(name: str, params: Sequence[ParamSpec]) -> type[pydantic.
 
     Built when an action is first validated or described, not at decoration: each model takes milliseconds
     to build, and a process that drives one device needs none of the other devices' models. :class:`Bounds`
-    and :class:`Check` in the annotations become pydantic's ``Field`` and ``AfterValidator``.
+    and :class:`ParamCheck` in the annotations become pydantic's ``Field`` and ``AfterValidator``.
     """
     import pydantic
 
@@ -334,8 +334,8 @@ def build_params_model(name: str, params: Sequence[ParamSpec]) -> type[pydantic.
 
 
 def pydantic_type(annotation: Any) -> Any:
-    """``annotation`` with every :class:`Bounds` and :class:`Check` in it (nested in tuples, lists and unions
-    too) replaced by the pydantic metadata it stands for."""
+    """``annotation`` with every :class:`Bounds` and :class:`ParamCheck` in it (nested in tuples, lists and
+    unions too) replaced by the pydantic metadata it stands for."""
     import pydantic
 
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
@@ -346,7 +346,7 @@ def pydantic_type(annotation: Any) -> Any:
                 meta.append(
                     pydantic.Field(**{k: v for k, v in dataclasses.asdict(m).items() if v is not None})
                 )
-            elif isinstance(m, Check):
+            elif isinstance(m, ParamCheck):
                 meta.append(pydantic.AfterValidator(m.fn))
             else:
                 meta.append(m)
