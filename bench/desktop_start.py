@@ -68,6 +68,7 @@ for module, owner, name, label in [
     (X, "", "start_xvfb", "Xvfb up (xauth, Xvfb, xhost)"),
     ("crab_gym.envs.desktop.primitives.x11", "X11Display", "__init__", "X connection (python-xlib)"),
     (X, "", "draw_wallpaper", "draw the wallpaper"),
+    (X, "", "wallpaper", "the wallpaper (cached, or drawn)"),
     (X, "", "set_root_background", "set the root background"),
     (X, "XvfbSession", "reset", "session reset"),
     (X, "XvfbSession", "_kill_clients", "kill stale clients"),
