@@ -71,11 +71,6 @@ class Panel:
         self.xid = 0
         self.missing: list[str] = []
 
-    def start(self, python: str, timeout: float = 30.0) -> None:
-        """Start the panel and wait until it has drawn; reserve its strip of the screen for it."""
-        self.spawn(python, timeout)
-        self.wait_ready()
-
     def spawn(self, python: str, timeout: float = 30.0) -> None:
         """Start the panel's process without waiting for it (its Python and GTK start up meanwhile);
         :meth:`wait_ready` waits up to ``timeout`` for its first draw."""
