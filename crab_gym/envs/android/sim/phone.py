@@ -100,6 +100,7 @@ class Phone:
         (root / MARKER).write_text("crab-gym simulated phone sandbox: wiped and rewritten on reset\n")
         self.fs = Sandbox(root)
         self.fs.on_change = self._files_changed
+        self.fs.times.clock = lambda: clock.now_ms(self)  # files take the phone's time (storage/times.py)
         procfs.mount(self)  # /proc's files, made when read
         self.readers = Readers(self.fs)
         self.alarm_readers = Readers(self.fs)  # the alarms' own (system/alarms.py), apart from the UI's
@@ -122,6 +123,7 @@ class Phone:
                 self.drop_readers()  # wipe and restore change files under SQLite (restore rewrites in place)
                 self.fs.wipe(keep=(MARKER,))
                 db.seed_databases(self.fs, self.seed)
+                self.fs.times.settle(at_ms=db.NOW_MS)  # the pristine files' time: the clock's start
                 while len(self._pristine) >= PRISTINE_CACHE:  # keep the most recent seeds only
                     self._pristine.pop(next(iter(self._pristine)))
                 self._pristine[self.seed] = self.fs.snapshot()
@@ -166,12 +168,14 @@ class Phone:
     def now_ms(self) -> int:
         """The simulated clock, moved one second: fixed start, one second per state change, so runs are
         reproducible (in real time: the wall time since reset)."""
+        self.fs.times.note()  # what changed so far changed at the time before this one
         self.counter += 1
         return clock.now_ms(self)
 
     def set_realtime(self, on: bool) -> None:
         """Let the clock run with the wall clock (on) or a second per state change, from where it is."""
         with self.lock:
+            self.fs.times.note()
             at = clock.now_ms(self)
             self.realtime = on
             self.wall0 = time.monotonic()
@@ -180,6 +184,7 @@ class Phone:
     def tick(self) -> None:
         """Ring what came due (system/alarms.py); in real time, redraw when the status bar's minute moved."""
         with self.lock:
+            self.fs.times.note()  # files changed since the last tick take the time now
             alarms.tick(self)
             if self.realtime and self._tree is not None and self._minute != clock.now_ms(self) // 60_000:
                 self.invalidate()
@@ -472,6 +477,7 @@ class Phone:
             try:
                 sh = Shell(self)  # one per command line: a waiting command releases the lock to others
                 out, err, code = sh.run(cmd, stdin, live)
+                self.fs.times.note()
                 return (bytes(sh.merged), b"", code) if merged else (out, err, code)
             except Exception as e:  # the shell guards commands; this guards the shell itself
                 return b"", f"/system/bin/sh: internal error: {type(e).__name__}: {e}\n".encode(), 1

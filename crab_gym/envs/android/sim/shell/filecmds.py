@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
-import os
 import shutil
 import stat as st
 import time
@@ -27,8 +26,12 @@ def _mode_str(mode: int) -> str:
 
 @command("ls")
 def _ls(ctx: Ctx, args: list[str]) -> int:
+    """toybox ls: -l long, -a/-A hidden, -R recursive, -d the directory itself, -t newest first, -r reversed;
+    -u and -c show the one time the phone keeps (storage/times.py)."""
     flags, _, names = split_flags(args, "laA1RdhtrsFnuc")
     code = 0
+    if flags & {"l", "t"}:
+        ctx.fs.times.settle()
     targets = names or ["."]
     if "R" in flags:
         flags.discard("R")
@@ -61,13 +64,16 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
             items = [(e, host / e if e not in (".", "..") else host) for e in entries]
         else:
             items = [(name, host)]
+        if "t" in flags:  # newest first, then by name
+            items.sort(key=lambda item: -item[1].stat().st_mtime_ns)
+        if "r" in flags:
+            items.reverse()
         if "l" in flags:
             if host.is_dir() and "d" not in flags:
                 ctx.print(f"total {len(items) * 8}")
             for e, h in items:
                 s = h.stat()
-                stamp = s.st_atime if "u" in flags else s.st_ctime if "c" in flags else s.st_mtime
-                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(stamp))
+                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.st_mtime))
                 if ctx.fs.is_device(ctx.fs.to_android(h)):
                     ctx.print(f"crw-rw-rw- 1 root root   1,   3 {when} {e}")
                     continue
@@ -82,9 +88,9 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
 Test = Callable[[Path, str, int], bool]  # (host path, shown path, depth) -> matches
 
 
-def _find_expr(args: list[str], opts: dict[str, int]) -> Test:
+def _find_expr(args: list[str], opts: dict[str, int], mtime: Callable[[str], int]) -> Test:
     """find's expression: tests joined by -a (or nothing) and -o, `!` and parentheses; -maxdepth, -mindepth
-    and -print go to `opts` or always match."""
+    and -print go to `opts` or always match; -newer FILE compares with `mtime` (ns) of FILE."""
 
     def primary() -> Test:
         opt = args.pop(0)
@@ -101,6 +107,9 @@ def _find_expr(args: list[str], opts: dict[str, int]) -> Test:
             return lambda h, s, d: True
         if opt in ("-print", "-print0"):
             return lambda h, s, d: True
+        if opt == "-newer" and args:
+            than = mtime(args.pop(0))
+            return lambda h, s, d: h.stat().st_mtime_ns > than
         if opt in ("-name", "-iname", "-type", "-path") and args:
             val = args.pop(0)
             if opt == "-name":
@@ -112,7 +121,7 @@ def _find_expr(args: list[str], opts: dict[str, int]) -> Test:
             if opt == "-path":
                 return lambda h, s, d: fnmatch.fnmatchcase(s, val)
             return lambda h, s, d: (val == "d") == h.is_dir()
-        if opt in ("-name", "-iname", "-type", "-path", "-maxdepth", "-mindepth"):
+        if opt in ("-name", "-iname", "-type", "-path", "-maxdepth", "-mindepth", "-newer"):
             raise ShellError(f"'{opt}' needs 1 arg", 1)
         raise ShellError(f"Unknown option '{opt}'", 1)
 
@@ -140,7 +149,16 @@ def _find(ctx: Ctx, args: list[str]) -> int:
     while args and not args[0].startswith("-") and args[0] not in ("(", "!"):
         roots.append(args.pop(0))
     opts = {"-maxdepth": 1 << 30, "-mindepth": 0}
-    test = _find_expr(list(args), opts)
+
+    def mtime(name: str) -> int:
+        try:
+            return ctx.fs.resolve(name, ctx.shell.cwd).stat().st_mtime_ns
+        except OSError:
+            raise ShellError(f"{name}: No such file or directory", 1) from None
+
+    if "-newer" in args:
+        ctx.fs.times.settle()
+    test = _find_expr(list(args), opts, mtime)
     code = 0
     for root in roots or ["."]:
         base = ctx.fs.resolve(root, ctx.shell.cwd)
@@ -219,14 +237,15 @@ def _touch(ctx: Ctx, args: list[str]) -> int:
         if not host.parent.exists():
             ctx.eprint(f"touch: '{name}': No such file or directory")
             return 1
-        if not host.exists() and "c" in flags:
+        existed = host.exists()
+        if not existed and "c" in flags:
             continue
-        host.touch()
+        if existed and "a" in flags and "m" not in flags:
+            continue  # the access time alone: the phone keeps one time per file (storage/times.py)
+        if not existed or when is None:
+            host.touch()  # the time now: given at the next note
         if when is not None:
-            old = host.stat()
-            a = old.st_atime if "m" in flags and "a" not in flags else when
-            m = old.st_mtime if "a" in flags and "m" not in flags else when
-            os.utime(host, (a, m))
+            ctx.fs.times.set(host, when)
     return 0
 
 
@@ -308,6 +327,7 @@ def _cd(ctx: Ctx, args: list[str]) -> int:
 @command("stat")
 def _stat(ctx: Ctx, args: list[str]) -> int:
     _, vals, names = split_flags(args, "L", "c")
+    ctx.fs.times.settle()
     for name in names:
         s = ctx.fs.resolve(name, ctx.shell.cwd).stat()
         fmt = vals.get("c")
