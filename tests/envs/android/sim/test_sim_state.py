@@ -239,5 +239,11 @@ def test_ls_t_find_newer_and_test_nt_order_files_by_the_phone_clock():
         code = phone.shell("cd /sdcard/Download; [ new.txt -nt old.txt ] && [ old.txt -ot new.txt ]")[2]
         assert code == 0
         assert phone.shell("date -r /sdcard/Download/new.txt '+%H:%M'")[0] == b"13:00\n"
+        phone.shell("cd /sdcard/Download; mv old.txt later/moved.txt; cp new.txt copy.txt")
+        out = phone.shell("cd /sdcard/Download; ls -l later copy.txt")[0].decode()
+        assert "2024-06-04 12:00 moved.txt" in out  # mv keeps the time; a copy is new: the clock's time now
+        assert "2024-06-04 11:00 copy.txt" in out
+        ls = phone.shell("ls -t /sdcard/Download")[0].split()
+        assert ls == [b"new.txt", b"copy.txt", b"later"]  # ties by name
     finally:
         phone.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+import os
 import shutil
 import stat as st
 import time
@@ -16,6 +17,14 @@ from .tokens import ShellError
 
 def _path(ctx: Ctx, name: str) -> str:
     return ctx.fs.android_path(name, ctx.shell.cwd)
+
+
+def _mtime_ns(host: Path) -> int:
+    """The time the phone gave ``host`` (a broken symlink: its own)."""
+    try:
+        return host.stat().st_mtime_ns
+    except OSError:
+        return os.lstat(host).st_mtime_ns
 
 
 def _mode_str(mode: int) -> str:
@@ -65,7 +74,7 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
         else:
             items = [(name, host)]
         if "t" in flags:  # newest first, then by name
-            items.sort(key=lambda item: -item[1].stat().st_mtime_ns)
+            items.sort(key=lambda item: -_mtime_ns(item[1]))
         if "r" in flags:
             items.reverse()
         if "l" in flags:
@@ -109,7 +118,7 @@ def _find_expr(args: list[str], opts: dict[str, int], mtime: Callable[[str], int
             return lambda h, s, d: True
         if opt == "-newer" and args:
             than = mtime(args.pop(0))
-            return lambda h, s, d: h.stat().st_mtime_ns > than
+            return lambda h, s, d: _mtime_ns(h) > than
         if opt in ("-name", "-iname", "-type", "-path") and args:
             val = args.pop(0)
             if opt == "-name":
@@ -152,7 +161,7 @@ def _find(ctx: Ctx, args: list[str]) -> int:
 
     def mtime(name: str) -> int:
         try:
-            return ctx.fs.resolve(name, ctx.shell.cwd).stat().st_mtime_ns
+            return _mtime_ns(ctx.fs.resolve(name, ctx.shell.cwd))
         except OSError:
             raise ShellError(f"{name}: No such file or directory", 1) from None
 
@@ -293,7 +302,9 @@ def _copy_or_move(move: bool) -> CommandFn:
                 ctx.fs.write_bytes(ctx.fs.to_android(target), ctx.fs.read_bytes(ctx.fs.to_android(src)))
                 continue
             if move:
+                real = os.path.realpath(src)
                 shutil.move(str(src), str(target))
+                ctx.fs.times.moved(real, str(target))
             elif src.is_dir():
                 if not flags & {"r", "R", "a"}:
                     raise ShellError(f"Skipped dir '{name}'")

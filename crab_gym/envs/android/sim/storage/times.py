@@ -40,9 +40,9 @@ class Times:
         path (a changed directory: its changed entries, a new one: all of it) and its changed parents."""
         if not self.touched:
             return
-        touched, self.touched = self.touched, set()
+        touched, self.touched = self.touched, set()  # an adb sync thread may still add to the old set
         now, checked = self.clock() * MS, set()
-        for path in touched:
+        for path in tuple(touched):
             self._check(path, now)
             parent = os.path.dirname(path)
             while len(parent) >= len(self.root) and parent not in checked:
@@ -93,6 +93,12 @@ class Times:
         ns = round(seconds * 1e9)
         os.utime(host, ns=(ns, ns))
         self.given[self.key(os.path.realpath(host))] = ns
+
+    def moved(self, old: str, new: str) -> None:
+        """``old`` (a real path) became ``new``: it and what it holds keep their times, as `mv` keeps them."""
+        a, b = self.key(old), self.key(os.path.realpath(new))
+        for k in [k for k in self.given if k == a or k.startswith(a + "/")]:
+            self.given[b + k[len(a) :]] = self.given.pop(k)
 
     def adopt(self, given: dict[str, int]) -> None:
         """The tree was just put back with these times (a restore): they are the phone's."""
