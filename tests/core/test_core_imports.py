@@ -18,6 +18,12 @@ UPWARD = ("crab_gym.tasks", "crab_gym.envs", "crab_gym.env", "crab_gym.wrappers"
 # Modules a phone never needs: the desktop sub-env, its X and screenshot libraries, networkx (task graphs
 # given as networkx graphs), rich (printed tables) and the vector envs (crab_gym.make_vec).
 HEAVY = ("crab_gym.envs.desktop", "Xlib", "mss", "networkx", "rich", "crab_gym.vector")
+PHONE_STEP = (  # a phone env made, reset and stepped once: what a phone-only process does
+    "import sys, gymnasium as gym, crab_gym\n"
+    "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
+    "env.reset(seed=0)\n"
+    "env.step(env.action_space.sample())\n"
+)
 
 
 def _imported_modules(path: Path) -> list[str]:
@@ -76,26 +82,14 @@ def test_gym_make_finds_the_v0_templates():
 
 def test_a_phone_env_starts_without_networkx():
     """Cold start (docs/scale.md): the rl-phone tasks' graphs are chains, built without networkx."""
-    res = _python(
-        "import sys, gymnasium as gym, crab_gym\n"
-        "env = gym.make('Crab-Android-v0', tasks='rl-phone', obs_size={'android': (96, 208)})\n"
-        "env.reset(seed=0)\n"
-        "env.step(env.action_space.sample())\n"
-        "print('networkx' in sys.modules)\n"
-    )
+    res = _python(PHONE_STEP + "print('networkx' in sys.modules)\n")
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "False"
 
 
 def test_a_phone_env_makes_resets_and_steps_without_desktop_modules():
-    res = _python(
-        "import sys, gymnasium as gym, crab_gym\n"
-        "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
-        "env.reset(seed=0)\n"
-        "env.step(env.action_space.sample())\n"
-        f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} or m.startswith({HEAVY!r}))\n"
-        "print(heavy)\n"
-    )
+    heavy = f"sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} or m.startswith({HEAVY!r}))"
+    res = _python(PHONE_STEP + f"print({heavy})\n")
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[]", f"a phone-only process imported {res.stdout.strip()}"
 
