@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from crab_gym.envs.android.sim.net.fetch import Offline, TlsFetcher
+from crab_gym.envs.android.sim.net.fetch import Offline
 from crab_gym.envs.android.sim.net.link import WebLink
 from crab_gym.envs.android.sim.net.page import parse
+from crab_gym.envs.android.sim.net.tls import TlsFetcher
 from crab_gym.web.app import HOSTS
 from crab_gym.web.tls import make_certs
 

@@ -11,11 +11,8 @@ as a Response whose ``error`` is Chrome's net error name (``ERR_NAME_NOT_RESOLVE
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Protocol
 from urllib.parse import urlsplit
-
-if TYPE_CHECKING:
-    from .tls import TlsFetcher
 
 MAX_REDIRECTS = 8
 MAX_BODY = 4 << 20  # bytes a page may have; more is cut (the phone renders a few screens of it anyway)
@@ -71,15 +68,6 @@ USER_AGENT = (
 )
 
 
-def __getattr__(name: str) -> Any:
-    """``TlsFetcher``, from net/tls.py when first asked for."""
-    if name == "TlsFetcher":
-        from .tls import TlsFetcher
-
-        return TlsFetcher
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = [
     "MAX_BODY",
     "MAX_REDIRECTS",
@@ -88,5 +76,4 @@ __all__ = [
     "Fetcher",
     "Offline",
     "Response",
-    "TlsFetcher",
 ]
