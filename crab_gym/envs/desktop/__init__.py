@@ -327,15 +327,14 @@ class DesktopEnv(SubEnv):
         return any(p.name == "rofi" for p in self._session().processes())
 
     def _close_launcher(self) -> None:
-        """Escape out of the launcher; rofi's error box (what Enter on no match leaves) ignores keys, so
-        once rofi sits idle after the key, still open, it is ended."""
+        """End the launcher left open after Enter on no match: rofi's error box there ignores keys (an Esc
+        only cost a wait for rofi to sit idle), and rofi closed without a launch saves nothing, so it is
+        ended by SIGTERM as an Esc would end it."""
         s = self._session()
-        self.x.key_combo(["esc"])
-        if not s.launcher_exits(idle_for=0.05, bound=0.5):
-            for p in s.processes():
-                if p.name == "rofi":
-                    s.kill(p.pid, signal.SIGTERM)
-            self._wait(lambda: not self.launcher_up(), 1.0 * s.slowdown)
+        for p in s.processes():
+            if p.name == "rofi":
+                s.kill(p.pid, signal.SIGTERM)
+        self._wait(lambda: not self.launcher_up(), 1.0 * s.slowdown, poll=0.005)
         self.settle(timeout=1.0)
 
     def await_launcher(self, watch: Launch, start: float = 1.0, bound: float = 5.0) -> bool:
@@ -347,17 +346,18 @@ class DesktopEnv(SubEnv):
         s = self._session()
         start, bound = start * s.slowdown, bound * s.slowdown
         t0 = time.monotonic()
-        settled = False
+        polled = settled = False
         while time.monotonic() - t0 < bound:
             if s.launcher_ready():
                 self.settle(timeout=1.0)
                 return True
-            if not self.launcher_up() and not watch.new_pids():
+            if polled and not self.launcher_up() and not watch.new_pids():
                 if settled or time.monotonic() - t0 >= start:
                     return False
-                self.settle(quiet=KEYBOARD_QUIET_PLAIN, timeout=start)
+                self.settle(quiet=KEYBOARD_QUIET_PLAIN, timeout=start)  # nothing new yet: judge once quiet
                 settled = True
                 continue
+            polled = True
             time.sleep(0.02)
         return False
 
@@ -374,12 +374,12 @@ class DesktopEnv(SubEnv):
         return win is not None and win.wid not in before and bool(win.title)
 
     @staticmethod
-    def _wait(cond: Any, timeout: float) -> bool:
+    def _wait(cond: Any, timeout: float, poll: float = 0.02) -> bool:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if cond():
                 return True
-            time.sleep(0.02)
+            time.sleep(poll)
         return False
 
 
