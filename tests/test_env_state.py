@@ -66,7 +66,10 @@ def branch(env: gym.Env, task_id: str, actions: list[tuple], k: int) -> str | No
         obs, *_, info = env.step(a)
     state = pickle.loads(pickle.dumps(env.unwrapped.save_state()))
     first = future(env, actions[k:])
-    obs2, info2 = env.unwrapped.load_state(state)
+    try:
+        obs2, info2 = env.unwrapped.load_state(state)
+    except RestoreError as e:  # the desktop's replay drew another frame: a problem, retried as the others
+        return f"{task_id}: the load at step {k} failed: {e}"
     if not same(obs2, obs) or info2["nodes"] != info["nodes"] or info2["steps"] != k:
         return f"{task_id}: the observation or info at step {k} differs after the load"
     second = future(env, actions[k:])

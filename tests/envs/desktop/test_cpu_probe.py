@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from crab_gym.envs.desktop.primitives.cpu import (
     SessionActivity,
     any_runnable,
@@ -61,26 +63,29 @@ def _await_sleep(pid: int, bound: float = 20.0) -> None:
         time.sleep(0.005)
 
 
-def _poller(timeout_ms: int) -> subprocess.Popen:
-    """A process whose only thread sleeps in poll(2) with ``timeout_ms``, again and again (a toolkit's
-    main loop with a timer due that soon)."""
-    code = f"import select\np = select.poll()\nwhile True: p.poll({timeout_ms})"
+def _poller(timeout_ms: int, wait: str) -> subprocess.Popen:
+    """A process whose only thread sleeps with ``timeout_ms``, again and again: in poll(2) (a toolkit's
+    main loop with a timer due that soon) or in select(2), which glibc makes pselect6 (a terminal program:
+    vim waiting for the rest of an escape sequence)."""
+    call = f"p.poll({timeout_ms})" if wait == "poll" else f"select.select([], [], [], {timeout_ms / 1000})"
+    code = f"import select\np = select.poll()\nwhile True: {call}"
     return subprocess.Popen([sys.executable, "-c", code])
 
 
-def _in_poll(pid: int) -> bool:
+def _in_wait(pid: int) -> bool:
     with open(f"/proc/{pid}/syscall") as f:
-        return f.read().startswith("7 ")  # poll(2) on x86_64
+        return f.read().split(maxsplit=1)[0] in ("7", "23", "270")  # poll, select, pselect6 on x86_64
 
 
-def test_a_timer_due_soon_is_seen_and_a_far_one_is_not():
-    soon, far = _poller(10), _poller(5000)
+@pytest.mark.parametrize("wait", ["poll", "select"])
+def test_a_timer_due_soon_is_seen_and_a_far_one_is_not(wait):
+    soon, far = _poller(10, wait), _poller(5000, wait)
     try:
         deadline = time.monotonic() + 20
         while not timer_due(soon.pid, str(soon.pid), 30):
             assert time.monotonic() < deadline, "a 10 ms poll timeout was never read as due within 30 ms"
             time.sleep(0.001)
-        while not _in_poll(far.pid):  # started (a slow start on a loaded machine)
+        while not _in_wait(far.pid):  # started (a slow start on a loaded machine)
             assert time.monotonic() < deadline
             time.sleep(0.01)
         assert not any(timer_due(far.pid, str(far.pid), 30) for _ in range(20))

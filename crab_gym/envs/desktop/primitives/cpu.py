@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import platform
+import struct
 import time
 from collections.abc import Callable, Sequence
 
@@ -43,18 +44,41 @@ def waiting_on_disk(pids: list[int]) -> bool:
 # epoll_wait and epoll_pwait, by syscall number of the machine. GLib's main loop (GTK, Qt, LibreOffice,
 # rofi, openbox) sleeps in poll with the time to its next timer. Elsewhere: no timers read.
 _MS_TIMEOUT_ARG = {"x86_64": {7: 2, 232: 3, 281: 3}, "aarch64": {22: 3}}.get(platform.machine(), {})
+# Waits whose timeout is a pointer to a (seconds, fraction) pair: select (timeval, microseconds) and
+# pselect6 (timespec, nanoseconds): the argument's index and the fractions per millisecond. Terminal
+# programs sleep there: vim waits in pselect6 for the rest of an escape sequence after Esc ('ttimeoutlen').
+_STRUCT_TIMEOUT_ARG = {"x86_64": {23: (4, 1_000), 270: (4, 1_000_000)}, "aarch64": {72: (4, 1_000_000)}}.get(
+    platform.machine(), {}
+)
 
 
 def timer_due(pid: int, tid: str, within_ms: int) -> bool:
-    """True if the thread sleeps in poll/epoll_wait with a timeout of at most ``within_ms`` (a toolkit timer
-    due that soon: a redraw, a delayed action). Needs ptrace rights over the thread; without them, False."""
+    """True if the thread sleeps in poll/epoll_wait/select/pselect with a timeout of at most ``within_ms``
+    (a timer due that soon: a redraw, a delayed action, the end of an escape sequence). Needs ptrace rights
+    over the thread; without them, False."""
     try:
         with open(f"/proc/{pid}/task/{tid}/syscall", "rb") as f:
             fields = f.read().split()
-        arg = _MS_TIMEOUT_ARG.get(int(fields[0]))
-        return arg is not None and int(fields[1 + arg], 16) <= within_ms
+        number = int(fields[0])
+        if (arg := _MS_TIMEOUT_ARG.get(number)) is not None:
+            return int(fields[1 + arg], 16) <= within_ms
+        if (where := _STRUCT_TIMEOUT_ARG.get(number)) is not None:
+            timeout_ms = _struct_timeout_ms(pid, tid, int(fields[1 + where[0]], 16), where[1])
+            return timeout_ms is not None and timeout_ms <= within_ms
+        return False
     except (OSError, ValueError, IndexError):  # gone, not ours to read, or "running"
         return False
+
+
+def _struct_timeout_ms(pid: int, tid: str, address: int, per_ms: int) -> float | None:
+    """The timeout a select-like wait was given: the (seconds, fraction) pair at ``address`` in the
+    thread's memory, in ms; None for no timeout (a null pointer: wait for ever)."""
+    if address == 0:
+        return None
+    with open(f"/proc/{pid}/task/{tid}/mem", "rb") as f:
+        f.seek(address)
+        sec, frac = struct.unpack("=qq", f.read(16))
+    return sec * 1000 + frac / per_ms
 
 
 class SessionActivity:
