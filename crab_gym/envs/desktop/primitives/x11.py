@@ -160,9 +160,11 @@ class X11Display:
         ``busy`` is asked every ``poll`` seconds (e.g. "did the session's processes use CPU since the last
         call?"), so an app that computes before it draws (a dialog being built) is waited for too.
         Bounded by ``timeout``; True if the screen settled (a click before it counts as taken by the app
-        then: see MULTI_CLICK_AFTER_SETTLE).
+        then: see MULTI_CLICK_AFTER_SETTLE). Every input method here ends with a round trip, so the input
+        has reached the server already (its clients' wake-ups are what ``busy`` sees): a flush sends what
+        else is queued, without another round trip (about 2 ms of a 20 ms click step under load).
         """
-        self._d.sync()
+        self._d.flush()
         start = last = time.monotonic()
         next_poll = start + poll
         fd = self._d.fileno()
