@@ -1,12 +1,17 @@
 """Where a desktop's cold start goes: a fresh interpreter makes ``Crab-Desktop-v0`` (the v0 tasks) and takes
 its first observation, with the start-up steps timed from inside (wall seconds, nested steps indented, each
 the median over ``runs`` fresh processes), and the CPU seconds of the env's own process in imports, make
-and the first reset (a loaded machine stretches wall time far more than CPU time).
+and the first reset (a loaded machine stretches wall time far more than CPU time), and of everything the
+start ran: the session's processes still running (Xvfb, the panel, openbox, the buses: ``session_cpu``), the
+programs the env ran and waited for (certutil, cp, nsenter...: ``waited_cpu``), and all of it with the env's
+own (``all_cpu``); on 2 cores a start cannot take less wall time than ``all_cpu`` / 2.
 
 Steps timed: imports; ``gym.make``; in the first ``reset``: the session slot (user, namespaces), the copy of
-the template HOME, the offline web, Xvfb (and xauth, xhost), the wallpaper, then the session's reset (kill
-stale clients, restore HOME, the keepers: the accessibility bus and registry and the panel; the session bus,
-openbox, the panel's reset), the task's setup, the settle, the first screenshot.
+the template HOME, the offline web, Xvfb (and xauth, xhost), the X connection, the wallpaper, the keepers
+(the accessibility bus and registry, the panel's spawn and its first draw), then the session's reset (kill
+stale clients, restore HOME, the session bus, openbox, the panel's reset), the task's setup, the settle, the
+first screenshot. Steps that run in other threads (the web, the wallpaper) overlap the ones after them: the
+start times (first column) show what runs beside what.
 
 Run: .venv/bin/python bench/desktop_start.py [TREE ...] [rounds]   (e.g. /work/main . 3: alternating starts
 of each tree, imported through PYTHONPATH; default the current folder, 3 rounds)
@@ -23,28 +28,32 @@ import tempfile
 import time
 
 CHILD = r"""
-import functools, importlib, inspect, json, time
+import collections, functools, importlib, inspect, json, threading, time
 T0 = time.perf_counter()
-TIMES, DEPTH = [], [0]
+TIMES, DEPTH = [], collections.Counter()  # nesting depth per thread (the web starts in its own)
 
 def timed(module, owner, name, label):
     obj = importlib.import_module(module)
     target = getattr(obj, owner) if owner else obj
-    fn = getattr(target, name)
-    active = [False]
+    fn = getattr(target, name, None)
+    if fn is None:  # a step another tree does not have (both trees run this child)
+        return
+    active = set()  # threads inside this step
     @functools.wraps(fn)
     def wrapper(*a, **k):
-        if active[0]:  # a recursive call (copytree): timed as part of the outer one
+        me = threading.get_ident()
+        if me in active:  # a recursive call (copytree): timed as part of the outer one
             return fn(*a, **k)
-        active[0] = True
-        DEPTH[0] += 1
+        active.add(me)
+        DEPTH[me] += 1
         t = time.perf_counter()
         try:
             return fn(*a, **k)
         finally:
-            active[0] = False
-            DEPTH[0] -= 1
-            TIMES.append((t - T0, DEPTH[0], label, time.perf_counter() - t))
+            active.discard(me)
+            DEPTH[me] -= 1
+            where = "" if threading.current_thread() is threading.main_thread() else " [thread]"
+            TIMES.append((t - T0, DEPTH[me], label + where, time.perf_counter() - t))
     static = isinstance(inspect.getattr_static(target, name), classmethod)  # bound already
     setattr(target, name, staticmethod(wrapper) if static else wrapper)
 
@@ -54,15 +63,19 @@ X, D = "crab_gym.envs.desktop.backends.xvfb", "crab_gym.envs.desktop"
 for module, owner, name, label in [
     (X, "XvfbSession", "__init__", "session slot (user, namespaces)"),
     (X, "SessionWeb", "start_or_warn", "offline web (server in the namespace)"),
-    (X, "XvfbSession", "_chown_tree", "chown HOME and run dir"),
-    (X, "XvfbSession", "_start_xvfb", "Xvfb up (xauth, Xvfb, xhost)"),
+    (X, "XvfbSession", "chown", "chown (HOME, run dir, profiles)"),
+    (X, "XvfbSession", "_start_xvfb", "Xvfb up (xauth, Xvfb, xhost)"),  # before the start was parallel
+    (X, "", "start_xvfb", "Xvfb up (xauth, Xvfb, xhost)"),
+    ("crab_gym.envs.desktop.primitives.x11", "X11Display", "__init__", "X connection (python-xlib)"),
     (X, "", "draw_wallpaper", "draw the wallpaper"),
+    (X, "", "wallpaper", "the wallpaper (cached, or drawn)"),
     (X, "", "set_root_background", "set the root background"),
     (X, "XvfbSession", "reset", "session reset"),
     (X, "XvfbSession", "_kill_clients", "kill stale clients"),
     (X, "XvfbSession", "_start_keepers", "keepers (a11y bus, registry, panel)"),
     (X, "", "start_a11y_bus", "a11y bus and registry"),
-    ("crab_gym.envs.desktop.backends.panel", "Panel", "start", "panel start (GTK, first draw)"),
+    ("crab_gym.envs.desktop.backends.panel", "Panel", "spawn", "panel spawn"),
+    ("crab_gym.envs.desktop.backends.panel", "Panel", "wait_ready", "wait for the panel's first draw"),
     (X, "XvfbSession", "_start_dbus", "session bus"),
     ("crab_gym.envs.desktop.backends.panel", "Panel", "reset", "panel reset"),
     (D, "DesktopEnv", "reset", "desktop sub-env reset"),
@@ -79,7 +92,9 @@ def run(argv, *a, **k):
     try:
         return real_run(argv, *a, **k)
     finally:
-        TIMES.append((t - T0, DEPTH[0], "run " + " ".join(map(str, argv))[:40], time.perf_counter() - t))
+        me, main = threading.get_ident(), threading.current_thread() is threading.main_thread()
+        label = "run " + " ".join(map(str, argv))[:40] + ("" if main else " [thread]")
+        TIMES.append((t - T0, DEPTH[me], label, time.perf_counter() - t))
 subprocess.run = run
 env = gym.make("Crab-Desktop-v0", tasks="v0")
 T2, C2 = time.perf_counter(), time.process_time()
@@ -87,6 +102,22 @@ env.reset(seed=0)
 T3, C3 = time.perf_counter(), time.process_time()
 times = {"imports": T1 - T0, "make": T2 - T1, "reset": T3 - T2}
 cpu = {"imports_cpu": C1, "make_cpu": C2 - C1, "reset_cpu": C3 - C2}  # this process only
+# Everything the start cost: this process, the programs it ran and waited for (certutil, xauth, cp...),
+# and the session's processes still running (Xvfb, the panel, openbox, the buses), from /proc.
+import os, resource
+session = env.unwrapped.subenvs["ubuntu"].session
+tick = os.sysconf("SC_CLK_TCK")
+def proc_cpu(pid):
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+    except (OSError, IndexError, ValueError):
+        return 0.0
+live = [*session.session_pids(), session._xvfb.pid]
+waited = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu["session_cpu"] = sum(proc_cpu(p) for p in live)
+cpu["waited_cpu"] = waited.ru_utime + waited.ru_stime
+cpu["all_cpu"] = C3 + cpu["session_cpu"] + cpu["waited_cpu"]
 print(json.dumps({**times, **cpu, "steps": sorted(TIMES)}), flush=True)
 env.close()
 """
@@ -112,7 +143,17 @@ def start(tree: str) -> tuple[float, dict]:
 
 def report(tree: str, runs: list[tuple[float, dict]]) -> None:
     walls, results = [w for w, _ in runs], [r for _, r in runs]
-    keys = ("imports", "make", "reset", "imports_cpu", "make_cpu", "reset_cpu")
+    keys = (
+        "imports",
+        "make",
+        "reset",
+        "imports_cpu",
+        "make_cpu",
+        "reset_cpu",
+        "session_cpu",
+        "waited_cpu",
+        "all_cpu",
+    )
     med = {k: statistics.median(r[k] for r in results) for k in keys}
     split = ", ".join(f"{k} {v:.3f}" for k, v in med.items())
     print(f"{tree}: cold start {statistics.median(walls):.3f} s ({split}); medians of {len(runs)}")

@@ -3,26 +3,34 @@ against one env in this process, timed in alternating windows in one run (bench/
 random taps, env i drawing from its own generator seeded i, episodes of at most 50 steps).
 
 The target of issue 26: the phone at 96x208, 2 workers x 8 envs, >= 1.8x one in-process env on 2 cores.
-Also the same 16 envs in one process (``SyncVectorEnv``): what batching alone gives, without workers.
+Then what bounds the ratio, from CPU times (which a loaded machine disturbs less than wall times): per
+vector step, the main process's CPU (the policy's 16 actions, sending, merging infos, copying observations)
+and each worker's CPU from a command's arrival to its answer sent; in lock-step a vector step lasts at least
+the main process's share plus the slower worker's.
 
 Run: .venv/bin/python bench/make_vec.py [seconds] [workers] [envs-per-worker ...]
 """
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector.utils import concatenate, create_empty_array
 
 # bench/ is sys.path[0] when run as a script
 from throughput import Policy, _step, alternate, descendants, pss_mb
 
 import crab_gym  # noqa: F401
-from crab_gym.vector import BatchedVectorEnv
+from crab_gym.vector import BatchedVectorEnv, pipes
 
 
 def batched(
@@ -95,6 +103,81 @@ def _lockstep(times: np.ndarray, workers: int, per_worker: int) -> float:
     return float(workers * times.mean() * per_worker / sums.max(axis=1).mean())
 
 
+class _TimedPipe:
+    """A worker's end of its pipe that notes, per step command, the worker's CPU from the command's arrival
+    to its answer sent (``busy``) and after that until the next command (``after``: resets done ahead)."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn, self.log, self.arrived, self.sent = conn, [], 0.0, None
+        self.command = None
+
+    def recv(self) -> Any:
+        if self.sent is not None:
+            self.log.append((self.sent[0], time.thread_time() - self.sent[1]))
+        message = self.conn.recv()
+        self.arrived, self.command, self.sent = time.thread_time(), message[0], None
+        return message
+
+    def send(self, message: Any) -> None:
+        self.conn.send(message)
+        if self.command == "step":
+            now = time.thread_time()
+            self.sent = (now - self.arrived, now)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)
+
+
+def bounds(
+    make: Callable[[], gym.Env], policy: Policy, steps: int, workers: int, per_worker: int, rounds: int = 4
+) -> dict[str, float]:
+    """CPU ms per vector step of the main process and of the workers (mean, slower), against ``n`` x the CPU
+    ms of one in-process env's step (policy included), in alternating rounds of ``steps`` vector steps;
+    ``model``: the ratio these CPU times allow, ``n * one / (main + slower)``."""
+    n, logs = workers * per_worker, Path(tempfile.mkdtemp(prefix="make_vec-"))
+    serve = pipes.serve
+
+    def timed(env_fns: Any, start: int, conn: Any, *args: Any) -> None:
+        pipe = _TimedPipe(conn)
+        try:
+            serve(env_fns, start, pipe, *args)
+        finally:
+            (logs / f"{start}.json").write_text(json.dumps(pipe.log))
+
+    pipes.serve = timed  # the workers are forked: they run this
+    try:
+        vecs = {"one": gym.vector.SyncVectorEnv([make]), "batched": BatchedVectorEnv([make] * n, workers)}
+    finally:
+        pipes.serve = serve
+    cpu: dict[str, list[float]] = {k: [] for k in vecs}
+    try:
+        rngs = {k: [np.random.default_rng(i) for i in range(v.num_envs)] for k, v in vecs.items()}
+        out = {k: create_empty_array(v.single_action_space, v.num_envs) for k, v in vecs.items()}
+        for vec in vecs.values():
+            vec.reset(seed=0)
+        for _ in range(rounds):
+            for k, vec in vecs.items():
+                for _ in range(steps * (n if k == "one" else 1) // rounds):
+                    t = time.thread_time()
+                    vec.step(concatenate(vec.single_action_space, [policy(r) for r in rngs[k]], out[k]))
+                    cpu[k].append(time.thread_time() - t)
+    finally:
+        for vec in vecs.values():
+            vec.close()
+    done = [np.asarray(json.loads((logs / f"{w * per_worker}.json").read_text())) for w in range(workers)]
+    last = min(len(d) for d in done)
+    busy = np.stack([d[-last:, 0] for d in done])
+    one, main, slower = float(np.mean(cpu["one"])), float(np.mean(cpu["batched"])), float(busy.max(0).mean())
+    return {
+        "one_ms": 1000 * one,
+        "main_ms": 1000 * main,
+        "worker_ms": 1000 * float(busy.mean()),
+        "slower_ms": 1000 * slower,
+        "after_ms": 1000 * float(np.mean([d[-last:, 1] for d in done])),
+        "model": n * one / (main + slower),
+    }
+
+
 def line(name: str, workers: int, per_worker: int, r: dict) -> str:
     return (
         f"{name}: make_vec {workers} workers x {per_worker} envs {r['batched_steps_per_s']:.0f} env steps/s, "
@@ -119,6 +202,18 @@ def main(seconds: float, workers: int, sizes: list[int]) -> None:
             f"  lock-step ceiling from the spread of the phone's own step times: {top['wall']:.2f}x "
             f"(from its CPU times: {top['cpu']:.2f}x; CPU per step {top['step_ms']:.2f} ms with resets, "
             f"per reset {top['reset_ms']:.2f} ms)",
+            flush=True,
+        )
+        b = bounds(make, policy, 400, workers, per_worker)
+        n = workers * per_worker
+        print(
+            f"  CPU per vector step of {n}: main process {b['main_ms']:.2f} ms (policy, pipes, infos), "
+            f"a worker {b['worker_ms']:.2f} ms, the slower of the {workers} {b['slower_ms']:.2f} ms (and "
+            f"{b['after_ms']:.2f} ms after answering: resets done ahead); {n} steps of one in-process env "
+            f"{n * b['one_ms']:.2f} ms: at most {b['model']:.2f}x "
+            f"(spread: x{b['worker_ms'] / b['slower_ms']:.2f}, main process: "
+            f"x{b['slower_ms'] / (b['slower_ms'] + b['main_ms']):.2f}, worker vs in-process step: "
+            f"x{n * b['one_ms'] / workers / b['worker_ms']:.2f})",
             flush=True,
         )
 

@@ -8,21 +8,27 @@ renders itself as an OpenAI-style tool schema.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import pickle
 import re
+import types
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, overload
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, overload
 
 import docstring_parser
-import pydantic
-from pydantic import AfterValidator, ConfigDict, Field
+
+if TYPE_CHECKING:  # pydantic is imported when an action's model is first built (params_model)
+    import pydantic
 
 __all__ = [
     "REQUIRED",
     "ActionSpec",
+    "Bounds",
+    "ParamCheck",
     "Direction",
     "Distance",
     "InvalidAction",
@@ -38,7 +44,27 @@ class InvalidAction(ValueError):
     """Bad action parameters; the message names the action, the parameter and what would be valid."""
 
 
-Unit = Annotated[float, Field(ge=0, le=1)]
+@dataclass(frozen=True)
+class Bounds:
+    """A parameter's limits in its ``Annotated`` type, as pydantic's ``Field(ge=..., le=..., min_length=...,
+    max_length=...)`` gives them, without importing pydantic until an action's model is built (a phone's
+    first observation needs none). The action space reads them too (crab_gym.spaces)."""
+
+    ge: float | None = None
+    le: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+
+
+@dataclass(frozen=True)
+class ParamCheck:
+    """A parameter's check in its ``Annotated`` type, run on the value after its type's own (pydantic's
+    ``AfterValidator``); it returns the value or raises ValueError."""
+
+    fn: Callable[[Any], Any]
+
+
+Unit = Annotated[float, Bounds(ge=0, le=1)]
 """A float in [0, 1]."""
 
 Point = tuple[Unit, Unit]
@@ -65,10 +91,10 @@ def _no_control_characters(text: str) -> str:
     return text
 
 
-Typable = AfterValidator(_no_control_characters)
-"""Pydantic metadata for a text parameter that is typed on a device: rejects control characters."""
+Typable = ParamCheck(_no_control_characters)
+"""Metadata for a text parameter that is typed on a device: rejects control characters."""
 
-TypedText = Annotated[str, Field(min_length=1, max_length=1024), Typable]
+TypedText = Annotated[str, Bounds(min_length=1, max_length=1024), Typable]
 """Text typed at the current focus (one parameter type on every device, so one action space entry)."""
 
 
@@ -142,9 +168,12 @@ class ActionSpec:
         if ignore_extra:
             names = set(self.param_names)
             params = {k: v for k, v in params.items() if k in names}
+        model_class = self.params_model()
+        from pydantic import ValidationError  # imported by params_model
+
         try:
-            model = self.params_model().model_validate(dict(params))
-        except pydantic.ValidationError as exc:
+            model = model_class.model_validate(dict(params))
+        except ValidationError as exc:
             raise InvalidAction(self._explain(exc, params)) from None
         return {name: getattr(model, name) for name in self.param_names}
 
@@ -289,13 +318,47 @@ def build_params_model(name: str, params: Sequence[ParamSpec]) -> type[pydantic.
     """A pydantic model named ``name`` with one field per parameter, closed to unknown keys.
 
     Built when an action is first validated or described, not at decoration: each model takes milliseconds
-    to build, and a process that drives one device needs none of the other devices' models.
+    to build, and a process that drives one device needs none of the other devices' models. :class:`Bounds`
+    and :class:`ParamCheck` in the annotations become pydantic's ``Field`` and ``AfterValidator``.
     """
+    import pydantic
+
     fields: dict[str, Any] = {
-        p.name: (p.annotation, Field(... if p.required else p.default, description=p.description))
+        p.name: (
+            pydantic_type(p.annotation),
+            pydantic.Field(... if p.required else p.default, description=p.description),
+        )
         for p in params
     }
-    return pydantic.create_model(name, __config__=ConfigDict(extra="forbid"), **fields)
+    return pydantic.create_model(name, __config__=pydantic.ConfigDict(extra="forbid"), **fields)
+
+
+def pydantic_type(annotation: Any) -> Any:
+    """``annotation`` with every :class:`Bounds` and :class:`ParamCheck` in it (nested in tuples, lists and
+    unions too) replaced by the pydantic metadata it stands for."""
+    import pydantic
+
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Annotated:
+        meta: list[Any] = []
+        for m in annotation.__metadata__:
+            if isinstance(m, Bounds):
+                meta.append(
+                    pydantic.Field(**{k: v for k, v in dataclasses.asdict(m).items() if v is not None})
+                )
+            elif isinstance(m, ParamCheck):
+                meta.append(pydantic.AfterValidator(m.fn))
+            else:
+                meta.append(m)
+        return Annotated[(pydantic_type(args[0]), *meta)]
+    if not args or origin is Literal:
+        return annotation
+    new = tuple(pydantic_type(a) for a in args)
+    if all(n is a for n, a in zip(new, args, strict=True)):
+        return annotation
+    if origin in (Union, types.UnionType):
+        return Union[new]  # noqa: UP007 - a union built from a tuple of types
+    return origin[new]
 
 
 # -- JSON schema helpers ---------------------------------------------------------------------------------

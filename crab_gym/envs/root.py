@@ -7,16 +7,15 @@ from dataclasses import dataclass
 from typing import Annotated
 
 import numpy as np
-from pydantic import Field
 
-from crab_gym.core.actions import ActionSpec, Typable, action
+from crab_gym.core.actions import ActionSpec, Bounds, Typable, action
 from crab_gym.core.evaluators import evaluator
 from crab_gym.core.user import DONT_KNOW, SimulatedUser
 from crab_gym.envs.base import ActionResult, SubEnv
 
-Answer = Annotated[str, Field(min_length=1, max_length=1024), Typable]  # CRAB submits paragraphs
-Seconds = Annotated[int, Field(ge=1, le=5)]
-Question = Annotated[str, Field(min_length=1, max_length=512), Typable]
+Answer = Annotated[str, Bounds(min_length=1, max_length=1024), Typable]  # CRAB submits paragraphs
+Seconds = Annotated[int, Bounds(ge=1, le=5)]
+Question = Annotated[str, Bounds(min_length=1, max_length=512), Typable]
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ The templates are not registered (as handmade tasks are not), so the generator n
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -72,14 +73,17 @@ _ICON = {
 HOME_SCREEN = "home"
 
 
-def _open_app_pairs() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(train, held-out) (app, start) pairs: every third pair of a fixed shuffle is held out."""
+@functools.cache
+def _open_app_pairs() -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """(train, held-out) (app, start) pairs: every third pair of a fixed shuffle is held out. Computed once
+    (each of the 128 open_app tasks a set builds draws from them)."""
     pairs = [(a, s) for a in APPS for s in (HOME_SCREEN, *APPS) if s != a]
     random.Random("rl-phone:open_app:pairs").shuffle(pairs)
     held = pairs[::3]
-    train = [p for p in pairs if p not in held]
+    kept = set(held)
+    train = [p for p in pairs if p not in kept]
     assert {a for a, _ in train} == set(APPS) and {s for _, s in train} == {HOME_SCREEN, *APPS}
-    return train, held
+    return tuple(train), tuple(held)
 
 
 def _open_app_setup(envs: Mapping[str, Any], app: str, start: str) -> None:

@@ -34,8 +34,9 @@ from gymnasium.vector.utils import (
     write_to_shared_memory,
 )
 
+from crab_gym.vector.infos import Record, merge_infos
 from crab_gym.vector.pipes import Launch, WorkerHandle, exchange
-from crab_gym.vector.worker import place_infos, split_batch
+from crab_gym.vector.worker import split_batch
 
 __all__ = ["BatchedVectorEnv", "WorkerError"]
 
@@ -152,13 +153,13 @@ class BatchedVectorEnv(VectorEnv):
         for w in dead:  # a worker that died: its successor makes the envs again and resets them
             self._replace(w)
         replies |= self._exchange({w: requests[w] for w in dead}, self.step_timeout)
-        infos: dict[str, Any] = {}
+        records: list[Record] = []
         for w in sorted(replies):
             payload = self._payload(w, replies[w], "reset")
             self._workers[w].fresh = False
             self._take_obs(w, payload[0], requests[w][1][2])
-            place_infos(infos, payload[1], self._workers[w].part, self.num_envs)
-        return self._observations(), infos
+            records += payload[1]
+        return self._observations(), merge_infos(records, self.num_envs)
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         self._assert_open()
@@ -173,7 +174,7 @@ class BatchedVectorEnv(VectorEnv):
         rewards = np.zeros(self.num_envs)
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
-        infos: dict[str, Any] = {}
+        records: list[Record] = []  # each env's infos, in env order: merged once (crab_gym.vector.infos)
         failed: dict[int, tuple[str, bool]] = {}  # worker: (why, whether to replace it)
         for w, worker in enumerate(self._workers):
             if w not in replies:
@@ -187,13 +188,13 @@ class BatchedVectorEnv(VectorEnv):
             self._take_obs(w, payload[0])
             if w in resets:
                 worker.fresh = False
-                place_infos(infos, payload[1], worker.part, self.num_envs)
+                records += payload[1]
                 continue
             rewards[worker.part], terminated[worker.part], truncated[worker.part] = payload[1:4]
-            place_infos(infos, payload[4], worker.part, self.num_envs)
+            records += payload[4]
         for w, (why, replace) in failed.items():
-            self._fail(w, why, replace, truncated, infos)
-        return self._observations(), rewards, terminated, truncated, infos
+            records += self._fail(w, why, replace, truncated)
+        return self._observations(), rewards, terminated, truncated, merge_infos(records, self.num_envs)
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         return self._each(("call", (name, args, kwargs)), f"call({name!r})")
@@ -267,9 +268,9 @@ class BatchedVectorEnv(VectorEnv):
             f"worker {w} (envs {part.start}-{part.stop - 1}) raised during {what}: {reply[1]}\n{reply[2]}"
         )
 
-    def _fail(self, w: int, why: str, replace: bool, truncated: np.ndarray, infos: dict[str, Any]) -> None:
-        """Report worker ``w``'s envs as ended by an env error at this step, replacing the worker if
-        ``replace``; with ``SAME_STEP`` its successor resets them within this step."""
+    def _fail(self, w: int, why: str, replace: bool, truncated: np.ndarray) -> list[Record]:
+        """Report worker ``w``'s envs as ended by an env error at this step (their info records), replacing
+        the worker if ``replace``; with ``SAME_STEP`` its successor resets them within this step."""
         error = {"error": f"worker {w} failed: {why}", "termination_reason": "env_error"}
         if replace:
             self._replace(w)
@@ -277,23 +278,17 @@ class BatchedVectorEnv(VectorEnv):
         for i in range(worker.part.start, worker.part.stop):
             self._put_obs(i, self._blank)
         truncated[worker.part] = True
+        envs = range(worker.part.start, worker.part.stop)
         if self.autoreset_mode != AutoresetMode.SAME_STEP:
-            for i in range(worker.part.start, worker.part.stop):
-                self._add_info(infos, error, i)
-            return
+            return [(i, error) for i in envs]
         reply = self._exchange({w: ("reset", ([None] * _len(worker.part), None, None))}, self.step_timeout)[w]
         if reply[0] != "ok":
             self._replace(w)
-            for i in range(worker.part.start, worker.part.stop):
-                self._add_info(
-                    infos, {**error, "error": f"{error['error']}; then its successor: {reply[1]}"}, i
-                )
-            return
+            then = f"{error['error']}; then its successor: {reply[1]}"
+            return [(i, {**error, "error": then}) for i in envs]
         worker.fresh = False
         self._take_obs(w, reply[1][0])
-        place_infos(infos, reply[1][1], worker.part, self.num_envs)
-        for i in range(worker.part.start, worker.part.stop):
-            self._add_info(infos, {"final_obs": self._blank, "final_info": error}, i)
+        return [*reply[1][1], *((i, {"final_obs": self._blank, "final_info": error}) for i in envs)]
 
     # -- observations ------------------------------------------------------------------------------------
 

@@ -2,9 +2,9 @@
 envs, stepped as one batch per message, its observations written straight into the shared buffer.
 
 The worker answers every command with ``("ok", payload)`` or ``("error", "Type: message", traceback)``, and
-announces itself with ``("ready", pid)`` once its envs are made. Infos are merged here, per worker, with
-gymnasium's own ``_add_info``; the parent only places each worker's batch at its offset
-(:func:`place_infos`), which gives the same dict as merging env by env.
+announces itself with ``("ready", pid)`` once its envs are made. A step's or reset's infos go as its envs'
+own info dicts, ``(env index, info)`` records, which the parent merges for all workers at once
+(:mod:`crab_gym.vector.infos`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from gymnasium import Env, Space, Wrapper, spaces
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.vector.utils import iterate, read_from_shared_memory, write_to_shared_memory
 
-__all__ = ["ResetAhead", "is_wrapped", "place_infos", "serve", "split_batch"]
+from crab_gym.vector.infos import RecordingSyncVectorEnv
+
+__all__ = ["ResetAhead", "is_wrapped", "serve", "split_batch"]
 
 
 def is_wrapped(env: Env, wrapper_class: type) -> bool:
@@ -72,23 +74,6 @@ def split_batch(space: Space, batch: Any, part: slice) -> Any:
     return tuple(batch)[part]  # Text, Graph, Sequence, ...: batched as a tuple of single values
 
 
-def place_infos(out: dict[str, Any], infos: dict[str, Any], part: slice, num_envs: int) -> dict[str, Any]:
-    """Put one worker's merged infos (arrays over its envs) at ``part`` of ``out`` (arrays over all
-    ``num_envs``). A key first seen here gets an array of the dtype this worker gave it, zeros (``None`` for
-    objects) elsewhere: the dtype ``_add_info`` takes from the first env that has the key."""
-    for key, value in infos.items():
-        if isinstance(value, dict):
-            out[key] = place_infos(out.get(key, {}), value, part, num_envs)
-            continue
-        if key not in out:
-            if value.dtype == object:
-                out[key] = np.full(num_envs, None, dtype=object)
-            else:
-                out[key] = np.zeros((num_envs, *value.shape[1:]), dtype=value.dtype)
-        out[key][part] = value
-    return out
-
-
 def serve(
     env_fns: Sequence[Callable[[], Env]],
     start: int,
@@ -109,6 +94,7 @@ def serve(
             [functools.partial(ResetAhead.make, f) for f in env_fns] if ahead else env_fns,
             spaces_,
             autoreset_mode,
+            start,
         )
     except BaseException as e:  # noqa: BLE001 - the parent reports it
         _send(conn, ("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=5)))
@@ -124,7 +110,10 @@ def serve(
                     vec.close()
                     conn.send(("ok", None))
                     return
+                vec.take_records()  # a command that raised may have left some
                 result = _run(vec, command, data)
+                if command in ("reset", "step"):
+                    result = (*result[:-1], vec.take_records())  # its infos: {} (RecordingSyncVectorEnv)
                 if command in ("reset", "step") and shared is not None:
                     if views is None or not _same_leaves(result[0], views):  # else written there already
                         mask = data[2] if command == "reset" else None
@@ -145,9 +134,9 @@ def serve(
 
 
 def _make(
-    env_fns: Sequence[Callable[[], Env]], spaces_: tuple[Space, Space], mode: AutoresetMode
-) -> SyncVectorEnv:
-    vec = SyncVectorEnv(env_fns, copy=False, autoreset_mode=mode)
+    env_fns: Sequence[Callable[[], Env]], spaces_: tuple[Space, Space], mode: AutoresetMode, start: int
+) -> RecordingSyncVectorEnv:
+    vec = RecordingSyncVectorEnv(env_fns, copy=False, autoreset_mode=mode, offset=start)
     if vec.single_observation_space != spaces_[0] or vec.single_action_space != spaces_[1]:
         vec.close()
         raise RuntimeError("a worker's envs have other spaces than the first env's")

@@ -5,6 +5,21 @@ from a per-session CA inside each desktop session's network namespace. A low lay
 it; ``crab_gym.web.content.places.Maps`` is the maps API the phone's Maps app shares.
 """
 
-from crab_gym.web.content.world import WebWorld
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crab_gym.web.content.world import WebWorld
 
 __all__ = ["WebWorld"]
+
+
+def __getattr__(name: str) -> Any:
+    """``WebWorld``, imported when first asked for: the phone's Maps imports ``crab_gym.web.content.places``
+    at start, which need not generate or import every site's content."""
+    if name == "WebWorld":
+        from crab_gym.web.content.world import WebWorld
+
+        return WebWorld
+    raise AttributeError(f"module 'crab_gym.web' has no attribute {name!r}")

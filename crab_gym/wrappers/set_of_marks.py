@@ -21,12 +21,11 @@ from typing import Annotated, Any
 
 import gymnasium as gym
 import numpy as np
-import pydantic
 from gymnasium import spaces
 from PIL import Image
 from pydantic import Field
 
-from crab_gym.core.actions import ActionSpec, ParamSpec
+from crab_gym.core.actions import ActionSpec, ParamSpec, build_params_model
 from crab_gym.env_protocol import crab_of
 from crab_gym.ocr import CachedOcr
 from crab_gym.wrappers.marks import Candidate, Mark, draw, mark_at, merge
@@ -266,13 +265,7 @@ def element_spec(spec: ActionSpec, point_params: tuple[str, ...], max_marks: int
         else p
         for p in spec.params
     )
-    fields: dict[str, Any] = {
-        p.name: (p.annotation, Field(... if p.required else p.default, description=p.description))
-        for p in params
-    }
-    model = pydantic.create_model(
-        f"{spec.name}_marked_params", __config__=pydantic.ConfigDict(extra="forbid"), **fields
-    )
+    model = build_params_model(f"{spec.name}_marked_params", params)
     return ActionSpec(
         name=spec.name, description=spec.description, fn=spec.fn, params=params, model=model,
         rebuild=(element_spec, (spec, point_params, max_marks)),

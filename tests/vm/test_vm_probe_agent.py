@@ -53,7 +53,7 @@ def probe(session):
     proc = subprocess.Popen(
         [python, str(d / "probe.py")],
         env=session.env(), cwd=session.home, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL, **session._user_kwargs(),
+        stderr=subprocess.DEVNULL, **session.user_kwargs(),
     )  # fmt: skip
     ids = iter(range(1, 10**9))
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import Field
-
-from crab_gym.core.actions import Direction, InvalidAction, Point, Typable, TypedText, action
+from crab_gym.core.actions import Bounds, Direction, InvalidAction, Point, Typable, TypedText, action
 from crab_gym.envs.base import ActionResult
 from crab_gym.envs.desktop.primitives.x11 import BUTTONS, KEYS
 
@@ -14,10 +12,10 @@ if TYPE_CHECKING:
     from crab_gym.envs.desktop import DesktopEnv
 
 Key = Literal[KEYS]  # type: ignore[valid-type]  # a Literal of the key names X11 knows, built at run time
-Keys = Annotated[list[Key], Field(min_length=1, max_length=4)]
-Clicks = Annotated[int, Field(ge=1, le=10)]
+Keys = Annotated[list[Key], Bounds(min_length=1, max_length=4)]
+Clicks = Annotated[int, Bounds(ge=1, le=10)]
 Button = Literal["left", "middle", "right"]  # its params are "mouse_button": the phone's press has "button"
-AppName = Annotated[str, Field(min_length=1, max_length=64), Typable]
+AppName = Annotated[str, Bounds(min_length=1, max_length=64), Typable]
 
 
 @action

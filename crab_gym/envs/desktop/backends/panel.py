@@ -71,8 +71,9 @@ class Panel:
         self.xid = 0
         self.missing: list[str] = []
 
-    def start(self, python: str, timeout: float = 30.0) -> None:
-        """Start the panel and wait until it has drawn; reserve its strip of the screen for it."""
+    def spawn(self, python: str, timeout: float = 30.0) -> None:
+        """Start the panel's process without waiting for it (its Python and GTK start up meanwhile);
+        :meth:`wait_ready` waits up to ``timeout`` for its first draw."""
         script, config = self.dir / "panel_app.py", self.dir / "panel.json"
         shutil.copyfile(PANEL_SOURCE, script)
         config.write_text(json.dumps(panel_config(self.session.size, self.clock)))
@@ -82,6 +83,14 @@ class Panel:
             [python, str(script), str(config)], log=f"{self.dir.name}/panel", cwd=self.dir, pipes=True
         )
         self.client = AgentClient(self.proc, timeout=timeout)
+        self.xid = 0
+
+    def wait_ready(self) -> None:
+        """Wait until the spawned panel has drawn and reserve its strip of the screen (once per spawn)."""
+        if self.client is None:
+            raise DeviceError("the panel is not running")
+        if self.xid:
+            return
         ready = self.client.call("ready")
         self.client.timeout = 5.0
         self.xid, self.missing = int(ready["xid"]), list(ready.get("missing", []))

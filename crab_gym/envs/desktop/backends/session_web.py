@@ -16,11 +16,12 @@ import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crab_gym.envs.base import DeviceError
-from crab_gym.web.app import HOSTS
-from crab_gym.web.content.world import WebWorld
-from crab_gym.web.server import WebServer
+
+if TYPE_CHECKING:  # the web's server (starlette, uvicorn, cryptography) is imported when a session starts it
+    from crab_gym.web.content.world import WebWorld
 
 MNT_ROOT = Path("/run/crabgym-mnt")
 CA_NAME = "crab-gym session CA"
@@ -53,15 +54,28 @@ FIREFOX_PREFS = {
 
 
 def hosts_file_text() -> str:
+    from crab_gym.web.app import HOSTS
+
     return "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n" + "".join(
         f"127.0.0.1\t{h}\n" for h in HOSTS
     )
 
 
+def write_hosts_file() -> None:
+    """Give the slots' shared hosts file today's names, if it has other ones (rewritten in place: the same
+    inode stays bind-mounted in every slot's mount namespace)."""
+    hosts, text = MNT_ROOT / "hosts", hosts_file_text()
+    if not hosts.exists() or hosts.read_text() != text:
+        with open(hosts, "w") as f:
+            f.write(text)
+        os.chmod(hosts, 0o644)
+
+
 def ensure_hosts_mntns(name: str) -> str | None:
     """The path of a mount namespace for one slot whose /etc/hosts names the stand-in hosts (created once,
-    reused; the shared hosts file is rewritten in place, so a namespace made by older code sees today's
-    names). None (with a warning) when it cannot be made: the web's names then do not resolve."""
+    reused; :meth:`SessionWeb.start` rewrites the shared hosts file in place, so a namespace made by older
+    code sees today's names). None (with a warning) when it cannot be made: the web's names then do not
+    resolve."""
     nsfile, hosts = MNT_ROOT / name, MNT_ROOT / "hosts"
     try:
         MNT_ROOT.mkdir(mode=0o755, exist_ok=True)
@@ -69,11 +83,8 @@ def ensure_hosts_mntns(name: str) -> str | None:
             # a namespace file can be bind-mounted only onto a mount that does not propagate
             subprocess.run(["mount", "--bind", str(MNT_ROOT), str(MNT_ROOT)], check=True, capture_output=True)
             subprocess.run(["mount", "--make-private", str(MNT_ROOT)], check=True, capture_output=True)
-        text = hosts_file_text()
-        if not hosts.exists() or hosts.read_text() != text:
-            with open(hosts, "w") as f:  # in place: the same inode stays bind-mounted
-                f.write(text)
-            os.chmod(hosts, 0o644)
+        if not hosts.exists():  # else the session's web brings its names up to date as it starts
+            write_hosts_file()
         if _is_nsfs(nsfile):
             return str(nsfile)
         nsfile.touch()
@@ -152,6 +163,8 @@ class SessionWeb:
     """The web server of one session (started once, kept across resets) and its CA in the session's HOME."""
 
     def __init__(self, state_dir: Path, netns: str | None, seed: int = 0) -> None:
+        from crab_gym.web.server import WebServer
+
         self.server = WebServer(seed, state_dir)
         self.netns = netns
 
@@ -182,6 +195,7 @@ class SessionWeb:
         return {"SSL_CERT_FILE": ca, "CURL_CA_BUNDLE": ca, "REQUESTS_CA_BUNDLE": ca}
 
     def start(self, pristine_home: Path, chown: Callable[[Path], None]) -> None:
+        write_hosts_file()
         install_profiles(pristine_home, self.server.certs.ca_pem)
         for sub in (".mozilla", ".pki", ".config", ".wgetrc"):
             chown(pristine_home / sub)

@@ -1,11 +1,17 @@
-"""The desktop's wallpaper: drawn with numpy at session start (nothing downloaded), set as the root window's
-background, which the X server keeps across resets.
+"""The desktop's wallpaper: drawn with numpy (nothing downloaded), kept on disk (:func:`wallpaper`), set at
+session start as the root window's background, which the X server keeps across resets.
 
 The picture is smooth (no pixel differs from its neighbour by more than a few levels), so the region detector
 of Set-of-Marks finds nothing on an empty desktop.
 """
 
 from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import tempfile
+from pathlib import Path
 
 import numpy as np
 from Xlib import X, display
@@ -29,6 +35,44 @@ def draw_wallpaper(size: tuple[int, int]) -> np.ndarray:
         band = v - (centre + 0.18 * np.sin(u * 3.1 + centre * 4))
         img *= 1 + amp * np.exp(-((band / width) ** 2))[..., None]
     return np.clip(img + 0.5, 0, 255).astype(np.uint8)
+
+
+def cache_dir() -> Path:
+    """Where the drawn wallpapers are kept: ``$XDG_CACHE_HOME/crab-gym``, else ``~/.cache/crab-gym``."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "crab-gym"
+
+
+def wallpaper(size: tuple[int, int]) -> np.ndarray:
+    """:func:`draw_wallpaper` of ``size``, read from the cache when this module's code drew it before (the
+    picture depends on nothing else): drawing takes ~0.15 CPU-s, reading ~3 ms. A missing, unreadable or
+    malformed cache file is drawn again and rewritten; a cache that cannot be written is skipped."""
+    w, h = size
+    key = hashlib.sha256(Path(__file__).read_bytes() + f"{w}x{h}".encode()).hexdigest()[:16]
+    path = cache_dir() / f"wallpaper-{w}x{h}-{key}.npy"
+    try:
+        img = np.load(path, allow_pickle=False)
+        if img.shape == (h, w, 3) and img.dtype == np.uint8:
+            return img
+    except (OSError, ValueError, EOFError):
+        pass
+    img = draw_wallpaper(size)
+    _trim_heap()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as f:
+            np.save(f, img)
+        os.replace(f.name, path)  # whole or not at all, for another process reading it meanwhile
+    except OSError:
+        pass
+    return img
+
+
+def _trim_heap() -> None:
+    """Give back what the drawing's freed temporaries left in glibc's arenas: a threaded draw keeps 59 MB of
+    PSS without this, 23 MB with it (a cached read, 3 MB)."""
+    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # glibc only
+    if trim is not None:
+        trim(0)
 
 
 def set_root_background(display_name: str, rgb: np.ndarray) -> None:

@@ -11,7 +11,6 @@ clients again.
 from __future__ import annotations
 
 import os
-import pwd
 import secrets
 import shutil
 import signal
@@ -28,9 +27,10 @@ from crab_gym.envs.desktop.backends.a11y_bus import a11y_bus_address, start_a11y
 from crab_gym.envs.desktop.backends.agent_client import AgentClient
 from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
 from crab_gym.envs.desktop.backends.panel import DESKTOP_NOW, Panel
-from crab_gym.envs.desktop.backends.session_slot import FIRST_DISPLAY, Slot, display_accepts, free_display
+from crab_gym.envs.desktop.backends.session_slot import Slot
 from crab_gym.envs.desktop.backends.session_web import SessionWeb
-from crab_gym.envs.desktop.backends.wallpaper import draw_wallpaper, set_root_background
+from crab_gym.envs.desktop.backends.wallpaper import set_root_background, wallpaper
+from crab_gym.envs.desktop.backends.xserver import start_xvfb
 from crab_gym.envs.desktop.primitives.apps import app_argv
 from crab_gym.envs.desktop.primitives.cpu import SessionActivity
 from crab_gym.envs.desktop.primitives.files import list_dir, read_limited, resolve, stat_of
@@ -82,32 +82,48 @@ class XvfbSession:
         self._logs: list = []
         self._xvfb_mb0 = 0.0
         self.web: SessionWeb | None = None  # the offline web, when the slot has its namespaces
+        self._web_pending = False  # the web is being started (start())
         self._activity: SessionActivity | None = None  # the settle probe, made at the first settle
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
+        """Start the session and reset it. The slow parts run side by side: the offline web (a CA, four
+        certutil runs, its server) in a thread while Xvfb starts, the wallpaper read (or drawn) in another;
+        the keepers' processes (the panel's Python and GTK) start before the web is done, and the first
+        reset waits for the panel's first draw."""
         d = self.slot.dir
         if d.exists():
             self._kill_clients(include_xvfb=True)
             shutil.rmtree(d)
         d.mkdir(parents=True)
         os.chmod(d, 0o711)
-        # numpy draws the wallpaper without the GIL while the web's certutil runs and Xvfb starts.
-        pool = ThreadPoolExecutor(1, thread_name_prefix="wallpaper")
-        wallpaper = pool.submit(draw_wallpaper, self.size)
-        pool.shutdown(wait=False)  # the thread ends once the picture is drawn
+        pool = ThreadPoolExecutor(2, thread_name_prefix="session-start")
+        picture = pool.submit(wallpaper, self.size)
         shutil.copytree(TEMPLATE_HOME, self.pristine, symlinks=True)
         os.chmod(self.pristine, 0o700)  # HOME is private to the session user
         self.run_dir.mkdir(mode=0o700)
         self.keep_dir.mkdir(mode=0o700)
-        if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
-            self.web = SessionWeb.start_or_warn(d / "web", self.slot.netns, self.pristine, self.chown)
-        self.chown(self.pristine)
+        self.chown(self.pristine)  # the web chowns what it adds to it
         self.chown(self.run_dir)
-        self._start_xvfb()
-        self.x = X11Display(self.display_name)
-        self._root_props = self.x.root_properties()
-        set_root_background(self.display_name, wallpaper.result())
+        web = None
+        if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
+            self._web_pending = True  # session processes started meanwhile get the web's variables
+            web = pool.submit(SessionWeb.start_or_warn, d / "web", self.slot.netns, self.pristine, self.chown)
+        pool.shutdown(wait=False)  # the threads end with their work
+        try:
+            self._xvfb = start_xvfb(self)
+            self.x = X11Display(self.display_name)
+            self._root_props = self.x.root_properties()
+            # The keepers read HOME as they start (GTK's settings): the template's until the reset copies
+            # the pristine one, which the web is still adding its profiles to.
+            shutil.copytree(TEMPLATE_HOME, self.home, symlinks=True)
+            os.chmod(self.home, 0o700)
+            self.chown(self.home)
+            self._start_keepers(wait=False)
+            set_root_background(self.display_name, picture.result())
+        finally:
+            self.web = web.result() if web is not None else None  # a failed web warned and gave None
+            self._web_pending = False
         self.reset()
         self._xvfb_mb0 = self.x_server_mb()
 
@@ -146,7 +162,7 @@ class XvfbSession:
             ["openbox", "--config-file", str(self.home / ".config/openbox/rc.xml"),
              "--startup", f"touch {ready}"]
         )  # fmt: skip
-        self._wait(ready.exists, 5.0, "openbox", wm)
+        self.wait_for(ready.exists, 5.0, "openbox", wm)
         self._wm = wm
         self.x.move(self.size[0] // 2, self.size[1] // 2)
         # The first XTEST key event of a server switches the core keyboard's source device and is
@@ -206,7 +222,7 @@ class XvfbSession:
             "GSETTINGS_BACKEND": "dconf",
             "MOZ_LEGACY_PROFILES": "1",  # Firefox takes the profile profiles.ini marks (session_web.py)
             MARKER: self.token,
-        } | (self.web.env(self.home) if self.web else {})
+        } | (SessionWeb.env(self.home) if self.web or self._web_pending else {})
 
     def _as_session(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], dict]:
         """The command line and Popen arguments that run ``argv`` in ``cwd`` as the session user, inside the
@@ -214,12 +230,12 @@ class XvfbSession:
         user: no supplementary groups, no capabilities)."""
         netns, mnt = self.slot.netns, self.slot.mntns
         if netns is None:
-            return list(argv), self._user_kwargs()
+            return list(argv), self.user_kwargs()
         u, nsenter = self.user, shutil.which("nsenter") or "/usr/bin/nsenter"
         ns = [f"--net={netns}", *([f"--mount={mnt}", f"--wdns={cwd}"] if mnt else [])]
         return [nsenter, *ns, f"--setgid={u.gid}", f"--setuid={u.uid}", "--", *argv], {}
 
-    def _user_kwargs(self) -> dict:
+    def user_kwargs(self) -> dict:
         if not self.user.dedicated:
             return {}
         return {"user": self.user.uid, "group": self.user.gid, "extra_groups": []}
@@ -344,61 +360,28 @@ class XvfbSession:
         self._children = alive
 
     # ---- start-up pieces ----------------------------------------------------------------------
-    def _start_xvfb(self) -> None:
-        sockets = Path("/tmp/.X11-unix")
-        if os.geteuid() == 0 and (not sockets.exists() or sockets.stat().st_uid != 0):
-            # Xvfb runs as the session user: the shared socket dir must be root's, sticky, world-writable.
-            sockets.mkdir(exist_ok=True)
-            os.chown(sockets, 0, 0)
-            os.chmod(sockets, 0o1777)
-        number = free_display(FIRST_DISPLAY + self.slot.index)
-        self.display_name = f":{number}"
-        auth = self.run_dir / "Xauthority"
-        auth.touch()
-        subprocess.run(
-            ["xauth", "-q", "-f", str(auth), "add", self.display_name, ".", secrets.token_hex(16)], check=True
-        )
-        self.chown(auth)
-        w, h = self.size
-        self._xvfb = subprocess.Popen(
-            [
-                "Xvfb", self.display_name, "-screen", "0", f"{w}x{h}x24", "-noreset", "-nolisten", "tcp",
-                "-auth", str(auth), "+extension", "DAMAGE",
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=open(self.run_dir / "Xvfb.log", "wb"),  # noqa: SIM115
-            env={**self.env(), "HOME": str(self.slot.dir)},
-            start_new_session=True,
-            **self._user_kwargs(),
-        )  # fmt: skip
-        self._wait(lambda: display_accepts(number), 10.0, f"Xvfb {self.display_name}", self._xvfb)
-        # Let our own (root) process in without the cookie; other users stay out.
-        me = pwd.getpwuid(os.geteuid()).pw_name
-        res = self.run(["xhost", f"+si:localuser:{me}"], timeout=5)
-        if res.returncode != 0:
-            raise DeviceError(f"xhost failed on {self.display_name}: {res.stderr.decode(errors='replace')}")
-
-    def _start_keepers(self) -> None:
-        """The accessibility bus, its registry and the panel, unless all three are still running.
+    def _start_keepers(self, wait: bool = True) -> None:
+        """The accessibility bus, its registry and the panel, unless all three are still running; with
+        ``wait``, return once the panel has drawn (else :meth:`Panel.wait_ready` is owed).
 
         They outlive resets (the panel takes longer to start than a whole reset), so none of them uses the
         session bus, which a reset replaces (see :mod:`crab_gym.envs.desktop.backends.a11y_bus`).
         """
-        if self._keepers and all(p.poll() is None for p in self._keepers) and self.panel.alive():
-            return
-        self.panel.close()
-        for p in self._keepers:
-            p.kill()
-            p.wait()
-        self._keepers.clear()
-        for stale in self.keep_dir.iterdir():
-            stale.unlink()
-        self._keepers += start_a11y_bus(self, self.keep_dir)
-        python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
-        self.panel.start(python)
-        assert self.panel.proc is not None
-        self._keepers.append(self.panel.proc)
+        if not (self._keepers and all(p.poll() is None for p in self._keepers) and self.panel.alive()):
+            self.panel.close()
+            for p in self._keepers:
+                p.kill()
+                p.wait()
+            self._keepers.clear()
+            for stale in self.keep_dir.iterdir():
+                stale.unlink()
+            self._keepers += start_a11y_bus(self, self.keep_dir)
+            python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
+            self.panel.spawn(python)
+            assert self.panel.proc is not None
+            self._keepers.append(self.panel.proc)
+        if wait:
+            self.panel.wait_ready()
 
     def _start_dbus(self) -> None:
         res = self.run(
@@ -415,7 +398,7 @@ class XvfbSession:
         if res.returncode != 0:
             raise DeviceError(f"dbus-daemon failed: {res.stderr.decode(errors='replace')}")
 
-    def _wait(self, cond, timeout: float, what: str, proc: subprocess.Popen | None = None) -> None:
+    def wait_for(self, cond, timeout: float, what: str, proc: subprocess.Popen | None = None) -> None:
         deadline = time.monotonic() + timeout
         while not cond():
             if proc is not None and proc.poll() is not None:

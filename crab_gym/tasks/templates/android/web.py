@@ -7,10 +7,10 @@ seed; the capitals asked for are cities the world clock's picker knows.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
-from xml.sax.saxutils import escape
 
 from crab_gym.core.tasks import Step, SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
@@ -183,7 +183,7 @@ WORLDCLOCK_ADD_CAPITAL = SubTaskTemplate(
 
 
 def _prefs(cities: list[str]) -> str:
-    rows = "".join(f"<string>{escape(c)}</string>" for c in cities)
+    rows = "".join(f"<string>{html.escape(c, quote=False)}</string>" for c in cities)
     return (
         "<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n"
         f'<map><set name="selected_cities">{rows}</set></map>\n'

@@ -4,7 +4,8 @@ Chrome loads pages through).
 `WebLink.attach(world, port, cafile)` joins a web that already runs (a desktop session's server: one world,
 seen from both devices). Without one, `WebLink.own(seed)` starts the phone's own server (crab_gym.web's
 uvicorn over TLS on a free loopback port, with a fresh CA) the first time a page is fetched, so a phone whose
-browser stays closed pays nothing; `close()` stops it.
+browser stays closed pays nothing; `close()` stops it. Its world is generated (and crab_gym.web's content
+imported) when first read.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import logging
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from crab_gym.web.content.world import WebWorld
+from .fetch import Fetcher, Response
 
-from .fetch import Fetcher, Response, TlsFetcher
+if TYPE_CHECKING:
+    from crab_gym.web.content.world import WebWorld
 
 __all__ = ["WebLink"]
 
@@ -25,22 +27,35 @@ log = logging.getLogger(__name__)
 
 
 class WebLink:
-    def __init__(self, world: WebWorld, fetcher: Fetcher | None = None) -> None:
-        self.world = world
+    def __init__(self, world: WebWorld | None, fetcher: Fetcher | None = None, seed: int = 0) -> None:
+        self._world = world  # None: WebWorld(seed), made when first read
+        self._seed = seed
         self._fetcher = fetcher
         self._server: Any = None  # a crab_gym.web.server.WebServer when the phone runs its own
         self._tmp: tempfile.TemporaryDirectory | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+
+    @property
+    def world(self) -> WebWorld:
+        """The web's content (what Maps reads and the server serves)."""
+        with self._lock:
+            if self._world is None:
+                from crab_gym.web.content.world import WebWorld
+
+                self._world = WebWorld(self._seed)
+            return self._world
 
     @classmethod
     def own(cls, seed: int = 0) -> WebLink:
         """The web of ``seed``, served by the phone's own server (started on first fetch)."""
-        return cls(WebWorld(seed))
+        return cls(None, seed=seed)
 
     @classmethod
     def attach(cls, world: WebWorld, port: int, cafile: str) -> WebLink:
         """A web already served on 127.0.0.1:``port`` whose certificates the CA at ``cafile`` signed."""
         from crab_gym.web.app import HOSTS  # starlette: loaded only when the phone goes online
+
+        from .tls import TlsFetcher
 
         return cls(world, TlsFetcher(port, cafile, HOSTS))
 
@@ -64,6 +79,8 @@ class WebLink:
                     HOSTS,
                 )  # starlette and uvicorn: loaded only when a page is fetched
                 from crab_gym.web.server import WebServer
+
+                from .tls import TlsFetcher
 
                 self._tmp = tempfile.TemporaryDirectory(prefix="crab-phone-web-")
                 server = WebServer(self.world.seed, Path(self._tmp.name))

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Protocol
-from xml.sax.saxutils import escape
 
 from .theme import DARK, LIGHT
 
 ATTR_ESCAPES = {'"': "&quot;", "'": "&apos;", "\n": "&#10;"}
+# XML escapes as a table (xml.sax.saxutils.escape's output; that module imports urllib, http and ssl)
+_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_ATTR = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", **ATTR_ESCAPES})
 
 COLORS = LIGHT  # the light palette; DARK is the dark one (see theme.py)
 __all__ = ["COLORS", "DARK", "Handler", "View", "to_xml"]
@@ -82,8 +84,8 @@ def to_xml(root: View, rotation: int = 0) -> str:
     def node(v: View, index: int) -> None:
         x1, y1, x2, y2 = v.bounds
         parts.append(
-            f'<node index="{index}" text="{escape(v.text, ATTR_ESCAPES)}" resource-id="{escape(v.rid)}" '
-            f'class="{v.cls}" package="{v.package}" content-desc="{escape(v.desc, ATTR_ESCAPES)}" '
+            f'<node index="{index}" text="{v.text.translate(_ATTR)}" resource-id="{v.rid.translate(_TEXT)}" '
+            f'class="{v.cls}" package="{v.package}" content-desc="{v.desc.translate(_ATTR)}" '
             f'checkable="{b(v.checkable)}" checked="{b(v.checked)}" clickable="{b(v.clickable)}" '
             f'enabled="{b(v.enabled)}" focusable="{b(v.focusable)}" focused="{b(v.focused)}" '
             f'scrollable="{b(v.scrollable)}" long-clickable="{b(v.long_clickable)}" '

@@ -1,0 +1,91 @@
+"""What a phone's first observation and a desktop's ``gym.make`` leave unimported, so their cold starts do
+not pay for it (bench/phone_start.py and bench/desktop_start.py time the starts; tests never do)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Annotated
+
+import pytest
+
+from crab_gym.core.actions import (
+    REQUIRED,
+    Bounds,
+    InvalidAction,
+    ParamCheck,
+    ParamSpec,
+    Point,
+    action,
+    build_params_model,
+)
+from crab_gym.spaces import _constraints
+
+
+def _loaded(code: str, modules: tuple[str, ...]) -> list[str]:
+    probe = f"import sys\nprint(sorted(m for m in {modules!r} if m in sys.modules))\n"
+    res = subprocess.run([sys.executable, "-c", code + probe], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    return eval(res.stdout.strip())  # noqa: S307 - a list of names we printed
+
+
+def test_a_phones_first_observation_needs_no_pydantic_web_server_or_tls():
+    code = (
+        "import gymnasium as gym, crab_gym\n"
+        "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
+        "env.reset(seed=0)\n"
+    )
+    heavy = ("pydantic", "ssl", "http.client", "xml.sax.saxutils", "starlette", "crab_gym.web.server")
+    assert _loaded(code, heavy) == []
+    # the first valid step validates its parameters: pydantic then (a sampled action may be invalid, e.g. an
+    # action index past the root device's three, and is refused before any model is built)
+    step = "a = env.action_space.sample()\nenv.step((0, 0, a[2]))\n"  # the phone's first action: tap
+    assert _loaded(code + step, ("pydantic",)) == ["pydantic"]
+
+
+def test_making_a_desktop_env_imports_no_web_server_or_pydantic():
+    code = "import gymnasium as gym, crab_gym\nenv = gym.make('Crab-Desktop-v0', tasks='v0')\n"
+    assert _loaded(code, ("starlette", "uvicorn", "cryptography", "crab_gym.web.server", "pydantic")) == []
+
+
+def _double(x: int) -> int:
+    if x > 100:
+        raise ValueError("too big")
+    return 2 * x
+
+
+def test_bounds_and_checks_become_pydantic_constraints_also_nested():
+    small = Annotated[int, Bounds(ge=1, le=5), ParamCheck(_double)]
+    params = (
+        ParamSpec("n", small, "a number"),
+        ParamSpec("pair", tuple[small, small] | None, "two numbers", None),
+        ParamSpec("point", Point, "a point", REQUIRED),
+    )
+    model = build_params_model("m", params)
+    ok = model.model_validate({"n": 2, "pair": [1, 5], "point": [0, 1]})
+    assert (ok.n, ok.pair, ok.point) == (4, (2, 10), (0.0, 1.0))  # checks ran, nested ones too
+    for bad in (
+        {"n": 6, "point": [0, 0]},
+        {"n": 1, "pair": [1, 9], "point": [0, 0]},
+        {"n": 1, "point": [2, 0]},
+    ):
+        with pytest.raises(Exception, match="less than or equal"):
+            model.model_validate(bad)
+    schema = model.model_json_schema()["properties"]["n"]
+    assert (schema["minimum"], schema["maximum"]) == (1, 5)
+    assert _constraints(small) == (int, {"ge": 1, "le": 5})  # what the action space reads
+
+
+def test_a_failing_check_is_an_invalid_action():
+    @action
+    def act(target: object, text: Annotated[str, Bounds(min_length=1), ParamCheck(str.upper)]) -> str:
+        """Act.
+
+        Args:
+            text: Some text.
+        """
+        return text
+
+    assert act(None, text="ab") == "AB"
+    with pytest.raises(InvalidAction, match="parameter 'text'"):
+        act(None, text="")
