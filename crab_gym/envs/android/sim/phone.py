@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .apps import APPS, LAUNCHER, recents, systemui
+from .apps import APPS, LAUNCHER, inputs, systemui
 from .net.link import WebLink
 from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401  (their commands register on import)
 from .shell.interpreter import Shell
@@ -37,7 +37,6 @@ from .system import (  # noqa: F401  (their commands register on import)
     providers,  # noqa: F401
     snapshot,
 )
-from .system.keycodes import KEYCODES
 from .system.logcat import activity_started
 from .system.providers import get_setting
 from .system.snapshot import PhoneState
@@ -47,10 +46,8 @@ from .ui.view import COLORS, DARK, View, to_xml
 
 log = logging.getLogger(__name__)
 
-LONG_PRESS_MS = 500
 MARKER = ".crab_phone_sandbox"
 PRISTINE_CACHE = 8  # seeds whose pristine files are kept in memory (~200 kB each)
-TAP_SLOP = 24
 
 
 @dataclass
@@ -100,6 +97,7 @@ class Phone:
         (root / MARKER).write_text("crab-gym simulated phone sandbox: wiped and rewritten on reset\n")
         self.fs = Sandbox(root)
         self.fs.on_change = self._files_changed
+        self.fs.times.clock = lambda: clock.now_ms(self)  # files take the phone's time (storage/times.py)
         procfs.mount(self)  # /proc's files, made when read
         self.readers = Readers(self.fs)
         self.alarm_readers = Readers(self.fs)  # the alarms' own (system/alarms.py), apart from the UI's
@@ -122,6 +120,7 @@ class Phone:
                 self.drop_readers()  # wipe and restore change files under SQLite (restore rewrites in place)
                 self.fs.wipe(keep=(MARKER,))
                 db.seed_databases(self.fs, self.seed)
+                self.fs.times.settle(at_ms=db.NOW_MS)  # the pristine files' time: the clock's start
                 while len(self._pristine) >= PRISTINE_CACHE:  # keep the most recent seeds only
                     self._pristine.pop(next(iter(self._pristine)))
                 self._pristine[self.seed] = self.fs.snapshot()
@@ -166,12 +165,14 @@ class Phone:
     def now_ms(self) -> int:
         """The simulated clock, moved one second: fixed start, one second per state change, so runs are
         reproducible (in real time: the wall time since reset)."""
+        self.fs.times.note()  # what changed so far changed at the time before this one
         self.counter += 1
         return clock.now_ms(self)
 
     def set_realtime(self, on: bool) -> None:
         """Let the clock run with the wall clock (on) or a second per state change, from where it is."""
         with self.lock:
+            self.fs.times.note()
             at = clock.now_ms(self)
             self.realtime = on
             self.wall0 = time.monotonic()
@@ -180,6 +181,7 @@ class Phone:
     def tick(self) -> None:
         """Ring what came due (system/alarms.py); in real time, redraw when the status bar's minute moved."""
         with self.lock:
+            self.fs.times.note()  # files changed since the last tick take the time now
             alarms.tick(self)
             if self.realtime and self._tree is not None and self._minute != clock.now_ms(self) // 60_000:
                 self.invalidate()
@@ -356,14 +358,7 @@ class Phone:
                 self._png = render.to_png(frame)
             return self._png
 
-    # -- input ---------------------------------------------------------------------------------------------
-    def _hit(self, x: float, y: float, want) -> View | None:
-        hit = None
-        for v in self.ui_tree().walk():  # later in the walk = drawn on top
-            if v.enabled and want(v) and v.contains(x, y):
-                hit = v
-        return hit
-
+    # -- input (apps/inputs.py) ----------------------------------------------------------------------------
     def _guarded(self, fn, *args) -> None:
         """Run an app's handler; an exception crashes that app (its dialog shows), never the caller."""
         act = self.current
@@ -374,90 +369,19 @@ class Phone:
             act.state["crashed"] = True
 
     def tap(self, x: float, y: float) -> None:
-        with self.lock:
-            self.last_touch = (x, y)
-            if self.shade_open and self.status_h + self.width / 1080 * 900 <= y < self.height - self.nav_h:
-                self.shade_open = False  # a tap outside the shade closes it
-                self.invalidate()
-                return
-            v = self._hit(x, y, lambda v: v.clickable)
-            if overlays.dialog_up(self) and (v is None or v.package not in overlays.PACKAGES.values()):
-                return  # a system dialog is modal: the app under its scrim gets no touch
-            if v is not None and v.on_click is not None:
-                self._guarded(v.on_click)
-                self.invalidate()
+        inputs.tap(self, x, y)
 
     def long_press(self, x: float, y: float) -> None:
-        with self.lock:
-            self.last_touch = (x, y)
-            v = self._hit(x, y, lambda v: v.long_clickable and v.on_long_click is not None)
-            if v is not None:
-                self._guarded(v.on_long_click)
-                self.invalidate()
+        inputs.long_press(self, x, y)
 
     def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
-        with self.lock:
-            if abs(x2 - x1) < TAP_SLOP and abs(y2 - y1) < TAP_SLOP:
-                if duration_ms >= LONG_PRESS_MS:
-                    self.long_press(x1, y1)
-                else:
-                    self.tap(x1, y1)
-                return
-            act = self.current
-            if (
-                power.swipe(self, x1, y1, x2, y2)
-                or overlays.swipe(self, x1, y1, x2, y2)
-                or systemui.swipe(self, x1, y1, x2, y2)
-            ):
-                self.invalidate()
-                return
-            v = self._hit(x1, y1, lambda v: v.scrollable)
-            if v is not None and v.scroll_key:
-                scroll = act.state.setdefault("scroll", {})
-                scroll[v.scroll_key] = max(0, scroll.get(v.scroll_key, 0) + int(y1 - y2))
-            else:
-                handler = act.state.get("on_swipe")
-                if handler:
-                    self._guarded(handler, x1, y1, x2, y2)
-            self.invalidate()
+        inputs.swipe(self, x1, y1, x2, y2, duration_ms)
 
     def text(self, s: str) -> None:
-        with self.lock:
-            act = self.current
-            key = act.state.get("focus")
-            if key is None or not self.awake or self.locked or overlays.dialog_up(self):
-                return
-            fields = act.state.setdefault("fields", {})
-            fields[key] = fields.get(key, "") + s
-            self.invalidate()
+        inputs.text(self, s)
 
     def keyevent(self, code: int | str) -> None:
-        with self.lock:
-            if isinstance(code, str):
-                name = code.upper().removeprefix("KEYCODE_")
-                code = int(name) if name.isdigit() else KEYCODES.get(name, -1)
-                if code == -1:
-                    raise ValueError(f"unknown keycode {name!r}; e.g. {', '.join(list(KEYCODES)[:8])}")
-            if power.key(self, code) or overlays.key(self, code):  # power keys; BACK under a dialog
-                return
-            act = self.current
-            key = act.state.get("focus")
-            fields = act.state.setdefault("fields", {})
-            if code == 3:
-                self.home()
-            elif code in (4, 111):
-                self.back()
-            elif code == 66 and key is not None:
-                handler = self.ui_tree() and self.enter_handlers.get(key)
-                if handler:
-                    self._guarded(handler)
-            elif code == 67 and key is not None:
-                fields[key] = fields.get(key, "")[:-1]
-            elif code == 62 and key is not None:
-                fields[key] = fields.get(key, "") + " "
-            elif code == 187:  # APP_SWITCH: overview
-                recents.show(self)
-            self.invalidate()
+        inputs.keyevent(self, code)
 
     # -- shell ---------------------------------------------------------------------------------------------
     def shell(self, cmd: str, stdin=b"", merged: bool = False, live=None) -> tuple[bytes, bytes, int]:
@@ -472,6 +396,7 @@ class Phone:
             try:
                 sh = Shell(self)  # one per command line: a waiting command releases the lock to others
                 out, err, code = sh.run(cmd, stdin, live)
+                self.fs.times.note()
                 return (bytes(sh.merged), b"", code) if merged else (out, err, code)
             except Exception as e:  # the shell guards commands; this guards the shell itself
                 return b"", f"/system/bin/sh: internal error: {type(e).__name__}: {e}\n".encode(), 1

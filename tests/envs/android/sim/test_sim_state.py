@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import pickle
 import shutil
 
+import adbutils
 import numpy as np
 
 from crab_gym.envs.android.sim import Phone
+from crab_gym.envs.android.sim.storage import db
 
 
 def look(phone: Phone) -> tuple:
@@ -182,5 +185,65 @@ def test_an_apps_handlers_come_back_with_its_screen():
             )[0]
         )
         assert phone.shell("content query --uri content://com.google.android.keep/notes") == saved
+    finally:
+        phone.close()
+
+
+def _epoch(text: str) -> int:
+    return int(dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc).timestamp())
+
+
+def test_files_take_the_phone_clock_and_keep_it_through_a_load(adb, served):
+    """A file's and a directory's time is the phone's when they changed (not the host's), and after a load
+    `ls`, `stat` and adb's sync STAT and LIST (adbutils) give the saved times back, also for a directory whose
+    entries changed after the save (its times used to be the host's, and a directory's were not saved)."""
+    phone = served.phone
+    device = adbutils.AdbClient(host="127.0.0.1", port=adb.port).device(served.serial)
+
+    def times() -> tuple:
+        listed = sorted((f.path, int(f.mtime.timestamp())) for f in device.sync.list("/sdcard/Times"))
+        return (
+            phone.shell("ls -la /sdcard/Times /sdcard/Times/kept")[0],
+            phone.shell("stat -c '%n %Y' /sdcard/Times /sdcard/Times/kept /sdcard/Times/kept/a")[0],
+            listed,
+            int(device.sync.stat("/sdcard/Times/kept").mtime.timestamp()),
+        )
+
+    assert phone.shell("stat -c %Y /sdcard/Download")[0] == b"%d\n" % (db.NOW_MS // 1000)  # the clock's start
+    phone.shell("date -s '2025-01-02 03:04:00'; mkdir -p /sdcard/Times/kept; echo a > /sdcard/Times/kept/a")
+    saved, at_save = phone.save_state(), times()
+    stamps = [int(line.split()[1]) for line in at_save[1].decode().splitlines()]
+    assert all(0 <= t - _epoch("2025-01-02 03:04:00") < 60 for t in stamps), at_save
+    assert dict(at_save[2])["kept"] == at_save[3] == stamps[1]
+    phone.shell("date -s '2031-05-06 07:08:00'; mkdir /sdcard/Times/new; rm /sdcard/Times/kept/a")
+    assert times() != at_save and b"2031-05-06 07:08" in phone.shell("ls -l /sdcard/Times")[0]
+    phone.load_state(saved)
+    assert times() == at_save
+
+
+def test_ls_t_find_newer_and_test_nt_order_files_by_the_phone_clock():
+    phone = Phone(width=360, height=800)
+    try:
+        phone.shell("cd /sdcard/Download; date -s '2024-06-04 12:00:00'; echo old > old.txt; mkdir later")
+        phone.shell("date -s '2024-06-04 13:00:00'; echo new > /sdcard/Download/new.txt")
+        phone.shell("date -s '2024-06-04 11:00:00'")  # the clock goes back: the files keep their times
+        ls = phone.shell("ls -lt /sdcard/Download")[0].decode().splitlines()[1:]
+        assert [line.split()[-3:] for line in ls] == [
+            ["2024-06-04", "13:00", "new.txt"],
+            ["2024-06-04", "12:00", "later"],
+            ["2024-06-04", "12:00", "old.txt"],
+        ]
+        assert phone.shell("ls -tr /sdcard/Download")[0].split() == [b"old.txt", b"later", b"new.txt"]
+        newer = phone.shell("find /sdcard/Download -newer /sdcard/Download/old.txt")[0].split()
+        assert newer == [b"/sdcard/Download", b"/sdcard/Download/new.txt"]
+        code = phone.shell("cd /sdcard/Download; [ new.txt -nt old.txt ] && [ old.txt -ot new.txt ]")[2]
+        assert code == 0
+        assert phone.shell("date -r /sdcard/Download/new.txt '+%H:%M'")[0] == b"13:00\n"
+        phone.shell("cd /sdcard/Download; mv old.txt later/moved.txt; cp new.txt copy.txt")
+        out = phone.shell("cd /sdcard/Download; ls -l later copy.txt")[0].decode()
+        assert "2024-06-04 12:00 moved.txt" in out  # mv keeps the time; a copy is new: the clock's time now
+        assert "2024-06-04 11:00 copy.txt" in out
+        ls = phone.shell("ls -t /sdcard/Download")[0].split()
+        assert ls == [b"new.txt", b"copy.txt", b"later"]  # ties by name
     finally:
         phone.close()

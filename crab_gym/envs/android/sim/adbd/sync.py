@@ -29,7 +29,7 @@ def _fail(stream, msg: str) -> None:
 def _v2_fields(s: os.stat_result) -> tuple[int, ...]:
     """What a v2 STAT reply and a v2 directory entry both carry after their id: error 0, dev, ino, mode,
     nlink, uid, gid, size, atime, mtime, ctime."""
-    times = (int(s.st_atime), int(s.st_mtime), int(s.st_ctime))
+    times = (int(s.st_mtime),) * 3  # the phone keeps one time per file (storage/times.py)
     return (0, 0xFD00, s.st_ino, s.st_mode, s.st_nlink, 0, 0, s.st_size, *times)
 
 
@@ -51,8 +51,10 @@ def serve_sync(phone, stream) -> None:
         path = stream.read_exact(length).decode("utf-8", "replace")
         if ident in (b"STAT", b"STA2", b"LST2"):
             try:
-                host = fs.resolve(path)
-                s = host.stat() if ident == b"STA2" else os.lstat(host)
+                with phone.lock:
+                    fs.times.settle()
+                    host = fs.resolve(path)
+                    s = host.stat() if ident == b"STA2" else os.lstat(host)
             except (OSError, FsError) as e:
                 s, err = None, (e.errno or errno.ENOENT) if isinstance(e, OSError) else errno.ENOENT
             if ident == b"STAT":
@@ -64,7 +66,9 @@ def serve_sync(phone, stream) -> None:
             else:
                 stream.write(_stat_v2(ident, s, 0 if s else err))
         elif ident in (b"LIST", b"LIS2"):
-            _list(fs, stream, path, v2=ident == b"LIS2")
+            with phone.lock:
+                fs.times.settle()
+                _list(fs, stream, path, v2=ident == b"LIS2")
         elif ident == b"RECV":
             _recv(fs, stream, path)
         elif ident == b"SEND":
@@ -164,8 +168,8 @@ def _send(phone, stream, spec: str) -> None:
         with phone.lock:
             host.write_bytes(b"".join(chunks))
             os.chmod(host, (mode & 0o777) | 0o600)
-            if mtime:
-                os.utime(host, (mtime, mtime))
+            if mtime:  # adb push keeps the file's time
+                phone.fs.times.set(host, mtime)
             phone.fs.changed()
     except (OSError, FsError) as e:
         _fail(stream, f"couldn't create file: {e}")

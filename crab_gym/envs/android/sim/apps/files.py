@@ -67,6 +67,7 @@ def inspector(s: Screen) -> None:
     if not host.is_file():
         s.text("This file no longer exists", rid="error", muted=True)
         return
+    s.phone.fs.times.settle()
     st = host.stat()
     day, time = modified(st.st_mtime)
     s.text(posixpath.basename(path), size=56, rid="title", height=150)

@@ -19,6 +19,14 @@ def _path(ctx: Ctx, name: str) -> str:
     return ctx.fs.android_path(name, ctx.shell.cwd)
 
 
+def _mtime_ns(host: Path) -> int:
+    """The time the phone gave ``host`` (a broken symlink: its own)."""
+    try:
+        return host.stat().st_mtime_ns
+    except OSError:
+        return os.lstat(host).st_mtime_ns
+
+
 def _mode_str(mode: int) -> str:
     kind = "d" if st.S_ISDIR(mode) else "l" if st.S_ISLNK(mode) else "-"
     bits = "".join(c if mode & (1 << (8 - i)) else "-" for i, c in enumerate("rwxrwxrwx"))
@@ -27,8 +35,12 @@ def _mode_str(mode: int) -> str:
 
 @command("ls")
 def _ls(ctx: Ctx, args: list[str]) -> int:
+    """toybox ls: -l long, -a/-A hidden, -R recursive, -d the directory itself, -t newest first, -r reversed;
+    -u and -c show the one time the phone keeps (storage/times.py)."""
     flags, _, names = split_flags(args, "laA1RdhtrsFnuc")
     code = 0
+    if flags & {"l", "t"}:
+        ctx.fs.times.settle()
     targets = names or ["."]
     if "R" in flags:
         flags.discard("R")
@@ -61,13 +73,16 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
             items = [(e, host / e if e not in (".", "..") else host) for e in entries]
         else:
             items = [(name, host)]
+        if "t" in flags:  # newest first, then by name
+            items.sort(key=lambda item: -_mtime_ns(item[1]))
+        if "r" in flags:
+            items.reverse()
         if "l" in flags:
             if host.is_dir() and "d" not in flags:
                 ctx.print(f"total {len(items) * 8}")
             for e, h in items:
                 s = h.stat()
-                stamp = s.st_atime if "u" in flags else s.st_ctime if "c" in flags else s.st_mtime
-                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(stamp))
+                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.st_mtime))
                 if ctx.fs.is_device(ctx.fs.to_android(h)):
                     ctx.print(f"crw-rw-rw- 1 root root   1,   3 {when} {e}")
                     continue
@@ -82,9 +97,9 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
 Test = Callable[[Path, str, int], bool]  # (host path, shown path, depth) -> matches
 
 
-def _find_expr(args: list[str], opts: dict[str, int]) -> Test:
+def _find_expr(args: list[str], opts: dict[str, int], mtime: Callable[[str], int]) -> Test:
     """find's expression: tests joined by -a (or nothing) and -o, `!` and parentheses; -maxdepth, -mindepth
-    and -print go to `opts` or always match."""
+    and -print go to `opts` or always match; -newer FILE compares with `mtime` (ns) of FILE."""
 
     def primary() -> Test:
         opt = args.pop(0)
@@ -101,6 +116,9 @@ def _find_expr(args: list[str], opts: dict[str, int]) -> Test:
             return lambda h, s, d: True
         if opt in ("-print", "-print0"):
             return lambda h, s, d: True
+        if opt == "-newer" and args:
+            than = mtime(args.pop(0))
+            return lambda h, s, d: _mtime_ns(h) > than
         if opt in ("-name", "-iname", "-type", "-path") and args:
             val = args.pop(0)
             if opt == "-name":
@@ -112,7 +130,7 @@ def _find_expr(args: list[str], opts: dict[str, int]) -> Test:
             if opt == "-path":
                 return lambda h, s, d: fnmatch.fnmatchcase(s, val)
             return lambda h, s, d: (val == "d") == h.is_dir()
-        if opt in ("-name", "-iname", "-type", "-path", "-maxdepth", "-mindepth"):
+        if opt in ("-name", "-iname", "-type", "-path", "-maxdepth", "-mindepth", "-newer"):
             raise ShellError(f"'{opt}' needs 1 arg", 1)
         raise ShellError(f"Unknown option '{opt}'", 1)
 
@@ -140,7 +158,16 @@ def _find(ctx: Ctx, args: list[str]) -> int:
     while args and not args[0].startswith("-") and args[0] not in ("(", "!"):
         roots.append(args.pop(0))
     opts = {"-maxdepth": 1 << 30, "-mindepth": 0}
-    test = _find_expr(list(args), opts)
+
+    def mtime(name: str) -> int:
+        try:
+            return _mtime_ns(ctx.fs.resolve(name, ctx.shell.cwd))
+        except OSError:
+            raise ShellError(f"{name}: No such file or directory", 1) from None
+
+    if "-newer" in args:
+        ctx.fs.times.settle()
+    test = _find_expr(list(args), opts, mtime)
     code = 0
     for root in roots or ["."]:
         base = ctx.fs.resolve(root, ctx.shell.cwd)
@@ -219,14 +246,15 @@ def _touch(ctx: Ctx, args: list[str]) -> int:
         if not host.parent.exists():
             ctx.eprint(f"touch: '{name}': No such file or directory")
             return 1
-        if not host.exists() and "c" in flags:
+        existed = host.exists()
+        if not existed and "c" in flags:
             continue
-        host.touch()
+        if existed and "a" in flags and "m" not in flags:
+            continue  # the access time alone: the phone keeps one time per file (storage/times.py)
+        if not existed or when is None:
+            host.touch()  # the time now: given at the next note
         if when is not None:
-            old = host.stat()
-            a = old.st_atime if "m" in flags and "a" not in flags else when
-            m = old.st_mtime if "a" in flags and "m" not in flags else when
-            os.utime(host, (a, m))
+            ctx.fs.times.set(host, when)
     return 0
 
 
@@ -274,7 +302,9 @@ def _copy_or_move(move: bool) -> CommandFn:
                 ctx.fs.write_bytes(ctx.fs.to_android(target), ctx.fs.read_bytes(ctx.fs.to_android(src)))
                 continue
             if move:
+                real = os.path.realpath(src)
                 shutil.move(str(src), str(target))
+                ctx.fs.times.moved(real, str(target))
             elif src.is_dir():
                 if not flags & {"r", "R", "a"}:
                     raise ShellError(f"Skipped dir '{name}'")
@@ -308,6 +338,7 @@ def _cd(ctx: Ctx, args: list[str]) -> int:
 @command("stat")
 def _stat(ctx: Ctx, args: list[str]) -> int:
     _, vals, names = split_flags(args, "L", "c")
+    ctx.fs.times.settle()
     for name in names:
         s = ctx.fs.resolve(name, ctx.shell.cwd).stat()
         fmt = vals.get("c")

@@ -145,6 +145,7 @@ class _Test:
             ha, hb = (self.ctx.fs.resolve(p, self.ctx.shell.cwd) for p in (a, b))
             if op == "-ef":
                 return ha.exists() and hb.exists() and ha.samefile(hb)
+            self.ctx.fs.times.settle()
             ta, tb = ha.stat().st_mtime, hb.stat().st_mtime
         except OSError:
             return False

@@ -10,11 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .times import Times
+
 
 @dataclass
 class Snapshot:
-    """The tree under the root, by path relative to it: file bytes, (mode, mtime ns) of each file,
-    directories and symlinks (their targets)."""
+    """The tree under the root, by path relative to it ("." for the root): file bytes, directories, symlinks
+    (their targets) and the (mode, mtime ns) of each of them."""
 
     files: dict[str, bytes] = field(default_factory=dict)
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -64,6 +66,7 @@ class Sandbox:
         self.root = Path(root).resolve()
         self.on_change: Callable[[], None] | None = None  # told when a command or a push changes files
         self.virtual: dict[str, Callable[[], bytes]] = {}  # kernel files (/proc): made when read
+        self.times = Times(self.root)  # the entries' times on the phone's clock (times.py)
         self._skeleton()
 
     def _skeleton(self) -> None:
@@ -107,6 +110,7 @@ class Sandbox:
         real = Path(os.path.realpath(host))
         if real != self.root and self.root not in real.parents:
             raise FsError(f"{path}: Permission denied")
+        self.times.touched.add(str(real))  # what a command may change: its time is given at the next note
         return host
 
     def to_android(self, host: Path) -> str:
@@ -167,9 +171,11 @@ class Sandbox:
         self._skeleton()
 
     def snapshot(self) -> Snapshot:
-        """Every file's bytes, mode and mtime, every directory and symlink: the tree as it is now."""
+        """Every file's bytes, every directory and symlink, the mode and mtime of each: the tree now."""
         snap = Snapshot()
         root = str(self.root)
+        st = os.lstat(root)
+        snap.stats["."] = (st.st_mode, st.st_mtime_ns)
         for dirpath, dirnames, filenames in os.walk(root):
             rel = os.path.relpath(dirpath, root)
             snap.dirs.add(rel)
@@ -182,13 +188,16 @@ class Sandbox:
                 elif stat.S_ISREG(st.st_mode):
                     with open(path, "rb") as fh:
                         snap.files[key] = fh.read()
-                    snap.stats[key] = (st.st_mode, st.st_mtime_ns)
+                elif not stat.S_ISDIR(st.st_mode):
+                    continue
+                snap.stats[key] = (st.st_mode, st.st_mtime_ns)
         return snap
 
     def restore(self, snapshot: Snapshot, before_change: Callable[[], None] | None = None) -> bool:
         """Make the tree equal to the snapshot: remove what is new, rewrite only files whose bytes differ, put
-        modes, mtimes and symlinks back. ``before_change`` is called once, before the first change (readers
-        close their connections); returns whether anything changed (an unchanged tree is only read)."""
+        symlinks, modes and mtimes back (directories' last: what changed in them moved theirs), as the phone's
+        times (times.py). ``before_change`` is called once, before the first change (readers close their
+        connections); returns whether anything changed (an unchanged tree is only read)."""
         changed = False
 
         def change() -> None:
@@ -226,6 +235,18 @@ class Sandbox:
             if mtime is not None and (not same or st is None or st.st_mtime_ns != mtime):
                 change()
                 os.utime(path, ns=(mtime, mtime))
+        for key, (mode, mtime) in snapshot.stats.items():
+            if key in snapshot.files:
+                continue
+            path = os.path.join(root, key)
+            st = os.lstat(path)
+            if key not in snapshot.links and stat.S_IMODE(st.st_mode) != stat.S_IMODE(mode):
+                change()
+                os.chmod(path, stat.S_IMODE(mode))
+            if st.st_mtime_ns != mtime:
+                change()
+                os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
+        self.times.adopt({key: mtime for key, (_, mtime) in snapshot.stats.items()})
         return changed
 
     @classmethod

@@ -17,6 +17,7 @@ DEFAULT_FORMAT = "%a %b %e %H:%M:%S %Z %Y"  # toybox: Fri Mar 15 09:30:00 UTC 20
 
 def set_clock(phone, ms: int) -> None:
     """Make the phone's clock read `ms` now; it keeps moving (clock.py) from there."""
+    phone.fs.times.note()  # files changed so far keep the time they changed at
     phone.clock_base_ms = int(ms) - elapsed_ms(phone)
     rewind(phone)
     log(phone, "I", "AlarmManagerService", f"Setting time of day to sec={int(ms) // 1000}")
@@ -78,6 +79,7 @@ def _date(ctx: Ctx, args: list[str]) -> int:
                 host = ctx.fs.resolve(value, ctx.shell.cwd)
                 if not host.exists():
                     raise ShellError(f"{value}: No such file or directory", 1)
+                ctx.fs.times.settle()
                 shown = dt.datetime.fromtimestamp(host.stat().st_mtime, UTC)
         elif a.startswith("-"):
             raise ShellError(f"Unknown option '{a}'", 1)

@@ -33,6 +33,7 @@ def scan(phone, uri: str) -> int | None:
         mime = mimetypes.guess_type(path)[0] or "application/octet-stream"
         name = posixpath.basename(path)
         parent = posixpath.dirname(path)
+        phone.fs.times.settle()
         stat = host.stat()
         values = (
             shown,

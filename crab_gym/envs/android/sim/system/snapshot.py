@@ -72,6 +72,7 @@ def capture(phone) -> PhoneState:
     with phone.lock:
         checked_ms, due_ms, due_known = alarms.bookkeeping(phone)
         buf: LogBuffer | None = getattr(phone, "_logcat", None)
+        phone.fs.times.settle()  # every file's time is the phone's (storage/times.py)
         log = None
         if buf is not None:
             rings = {name: tuple(ring) for name, ring in buf.rings.items()}
