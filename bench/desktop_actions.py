@@ -2,7 +2,9 @@
 
 Crab-Desktop-v0 with RandomAgent's valid actions on the desktop (points uniform, text and launcher queries
 drawn from the instruction), a reset every ``--episode`` steps. Per action type: count, median, p90, p99
-and max of the whole env step (action, settle, evaluation, screenshot). ``search_application`` is split by
+and max of the whole env step (action, settle, evaluation, screenshot), the seconds all of them took and
+their share of the mix's time, and how many settles ran into their bound (``timeout``: the session never
+went quiet, e.g. an app kept drawing). ``search_application`` is split by
 what the launch did (``info["action_result"]["launch"]``): a new window (the app's own start-up is in that
 time), an existing window focused, the launched program exited or went idle without a window, or no match.
 First line: the steps/s of the whole mix. ``PYTHONPATH`` picks the crab_gym measured (another checkout's, to
@@ -35,6 +37,7 @@ from crab_gym.baselines import RandomAgent
 
 ROOT = Path(__file__).resolve().parents[1]
 MINIWOB_TASK = "miniwob/click-test-2-v1"
+SETTLE_BOUND = 2.9  # s: a settle this long ran into DesktopEnv.settle's 3 s bound
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -48,6 +51,7 @@ class Mix:
         self.env = gym.make("Crab-Desktop-v0", tasks="v0", max_steps=10**9)
         self.agent = RandomAgent(self.env, seed=seed, devices=["ubuntu"])
         self.times: dict[str, list[float]] = defaultdict(list)
+        self.bounded: dict[str, int] = defaultdict(int)  # steps whose settle ran into its bound
         self.rng, self.episode, self.i = np.random.default_rng(seed), episode, 0
         self.obs, self.info = self.env.reset(seed=seed)
 
@@ -64,16 +68,20 @@ class Mix:
             if act == "search_application":
                 act += f" ({self.info.get('action_result', {}).get('launch', '?')})"
             self.times[act].append(took)
+            self.bounded[act] += self.info.get("timings", {}).get("settle", 0.0) >= SETTLE_BOUND
             took_all, n, self.i = took_all + took, n + 1, self.i + 1
             if term or trunc:
                 self.obs, self.info = self.env.reset(seed=int(self.rng.integers(1000)))
         return n / took_all
 
     def table(self) -> None:
-        print(f"  {'action':38s} {'n':>4s} {'median':>7s} {'p90':>7s} {'p99':>7s} {'max':>7s}")
+        whole = sum(map(sum, self.times.values()))
+        head = " ".join(f"{h:>7s}" for h in ("median", "p90", "p99", "max", "total", "share", "timeout"))
+        print(f"  {'action':38s} {'n':>4s} {head}")
         for name, xs in sorted(self.times.items()):
             row = f"{statistics.median(xs):7.3f} {pct(xs, 0.9):7.3f} {pct(xs, 0.99):7.3f} {max(xs):7.3f}"
-            print(f"  {name:38s} {len(xs):4d} {row}")
+            share = f"{sum(xs):7.1f} {sum(xs) / whole:7.1%} {self.bounded[name]:7d}"
+            print(f"  {name:38s} {len(xs):4d} {row} {share}")
 
 
 def miniwob_windows(venv: Path) -> subprocess.Popen:

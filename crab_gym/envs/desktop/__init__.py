@@ -67,6 +67,9 @@ def _device_errors(what: str) -> Iterator[None]:
 KEYBOARD_ACTIONS = frozenset({"write_text", "press", "hotkey", "key_down", "key_up"})
 KEYBOARD_QUIET = 0.35
 KEYBOARD_QUIET_PLAIN = 0.02
+# Keys that make a chord a command (ctrl+s, alt+f4, super): a command may open a dialog in any window,
+# late on a loaded machine (see _keyboard_quiet). Without one of them a chord is typing (shift+a, "a b").
+COMMAND_MODIFIERS = frozenset({"ctrl", "control", "alt", "super", "win", "meta"})
 
 
 class DesktopEnv(SubEnv):
@@ -88,7 +91,7 @@ class DesktopEnv(SubEnv):
         self._size = size
         self.session: DesktopSession | None = None
         self._keyboard = False  # the last action was keyboard input (see _keyboard_quiet)
-        self._hotkey = False  # ... and a key chord, which may open a dialog in any window
+        self._command = False  # ... and a command chord (see COMMAND_MODIFIERS), which may open a dialog
         self._state: DesktopState | None = None
         self._held_buttons: list[int] = []  # held by mouse_down (keys by key_down); released at reset, close
         self._held_keys: list[str] = []
@@ -109,7 +112,7 @@ class DesktopEnv(SubEnv):
         self._release_held()
         self._state = None
         self._seed, self._done = seed, []
-        self._keyboard = self._hotkey = False
+        self._keyboard = self._command = False
         if self.session is not None and self.session.outgrown():
             self.session.close()  # e.g. its X server grew past XVFB_GROWTH_MB: a fresh one below
             self.session = None
@@ -130,7 +133,7 @@ class DesktopEnv(SubEnv):
 
     def execute(self, spec: ActionSpec, params: Mapping[str, Any]) -> ActionResult:
         self._keyboard = spec.name in KEYBOARD_ACTIONS
-        self._hotkey = spec.name == "hotkey"
+        self._command = self._keyboard and _is_command(spec.name, params, self._held_keys)
         self._done.append((spec.name, copy.deepcopy(dict(params))))
         with _device_errors(spec.name):
             return super().execute(spec, params)
@@ -162,9 +165,10 @@ class DesktopEnv(SubEnv):
 
     def _keyboard_quiet(self) -> float:
         """The quiet a keyboard action needs: long in a dialog, whose toolkit may arm a timer (see
-        KEYBOARD_QUIET), and after a chord (ctrl+s: under load LibreOffice paused longer than the short quiet
-        between the key and its Save dialog, 1 step in 12 beside a CPU hog); short elsewhere."""
-        if self._hotkey:
+        KEYBOARD_QUIET), and after a command chord (see :func:`_is_command`; ctrl+s: under load LibreOffice
+        paused longer than the short quiet between the key and its Save dialog, 1 step in 12 beside a CPU
+        hog); short elsewhere."""
+        if self._command:
             return KEYBOARD_QUIET
         return KEYBOARD_QUIET if self.x.active_is_dialog() else KEYBOARD_QUIET_PLAIN
 
@@ -323,31 +327,37 @@ class DesktopEnv(SubEnv):
         return any(p.name == "rofi" for p in self._session().processes())
 
     def _close_launcher(self) -> None:
-        """Escape out of the launcher; rofi's error box (what Enter on no match leaves) ignores keys, so
-        once rofi sits idle after the key, still open, it is ended."""
+        """End the launcher left open after Enter on no match: rofi's error box there ignores keys (an Esc
+        only cost a wait for rofi to sit idle), and rofi closed without a launch saves nothing, so it is
+        ended by SIGTERM as an Esc would end it."""
         s = self._session()
-        self.x.key_combo(["esc"])
-        if not s.launcher_exits(idle_for=0.05, bound=0.5):
-            for p in s.processes():
-                if p.name == "rofi":
-                    s.kill(p.pid, signal.SIGTERM)
-            self._wait(lambda: not self.launcher_up(), 1.0 * s.slowdown)
+        for p in s.processes():
+            if p.name == "rofi":
+                s.kill(p.pid, signal.SIGTERM)
+        self._wait(lambda: not self.launcher_up(), 1.0 * s.slowdown, poll=0.005)
         self.settle(timeout=1.0)
 
     def await_launcher(self, watch: Launch, start: float = 1.0, bound: float = 5.0) -> bool:
         """After Super: True once the launcher (rofi) is up and has drawn its list: keys typed now reach it.
-        False once ``start`` s pass with no
-        new session process (the key went to a grab, e.g. an open menu's, so the window manager never saw
-        it), or after ``bound`` s (both stretched by the session's slowdown)."""
+        False once the session has settled after the key with no new process (the key went to a grab, e.g.
+        an open menu's, so the window manager never ran the launcher: the settle sees the window manager
+        woken, and its fork), waiting at most ``start`` s for that settle; or after ``bound`` s (both
+        stretched by the session's slowdown)."""
         s = self._session()
         start, bound = start * s.slowdown, bound * s.slowdown
         t0 = time.monotonic()
+        polled = settled = False
         while time.monotonic() - t0 < bound:
             if s.launcher_ready():
                 self.settle(timeout=1.0)
                 return True
-            if time.monotonic() - t0 >= start and not self.launcher_up() and not watch.new_pids():
-                return False
+            if polled and not self.launcher_up() and not watch.new_pids():
+                if settled or time.monotonic() - t0 >= start:
+                    return False
+                self.settle(quiet=KEYBOARD_QUIET_PLAIN, timeout=start)  # nothing new yet: judge once quiet
+                settled = True
+                continue
+            polled = True
             time.sleep(0.02)
         return False
 
@@ -364,13 +374,23 @@ class DesktopEnv(SubEnv):
         return win is not None and win.wid not in before and bool(win.title)
 
     @staticmethod
-    def _wait(cond: Any, timeout: float) -> bool:
+    def _wait(cond: Any, timeout: float, poll: float = 0.02) -> bool:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if cond():
                 return True
-            time.sleep(0.02)
+            time.sleep(poll)
         return False
+
+
+def _is_command(name: str, params: Mapping[str, Any], held: list[str]) -> bool:
+    """The keys of a keyboard action, with those key_down holds, make a command: ctrl or alt with another
+    key (ctrl+s as a hotkey, or "s" pressed or typed while key_down holds ctrl), or super (openbox starts
+    the launcher on Super alone)."""
+    keys = {str(k).lower() for k in [*params.get("keys", ()), params.get("key"), *held] if k}
+    if name == "write_text" and params.get("text"):
+        keys.add("text")
+    return bool(keys & {"super", "win", "meta"}) or (bool(keys & COMMAND_MODIFIERS) and len(keys) > 1)
 
 
 def _track(held: list[Any], item: Any, down: bool) -> None:

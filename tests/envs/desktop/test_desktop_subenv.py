@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from crab_gym.envs.base import SubEnvConformance
-from crab_gym.envs.desktop import KEYBOARD_QUIET, KEYBOARD_QUIET_PLAIN, DesktopEnv
+from crab_gym.envs.desktop import KEYBOARD_QUIET, KEYBOARD_QUIET_PLAIN, DesktopEnv, _is_command
 
 
 class TestDesktopConformance(SubEnvConformance):
@@ -91,6 +91,48 @@ def test_the_save_dialog_is_seen_as_a_dialog_and_takes_enter_after_the_typed_nam
     desk.execute(desk.action("press"), {"key": "enter"})
     desk.settle()
     assert (desk.state().read_text("~/chosen.txt") or "").rstrip("\n") == "kept"
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "held", "command"),
+    [
+        ("hotkey", {"keys": ["ctrl", "s"]}, [], True),
+        ("hotkey", {"keys": ["alt", "f4"]}, [], True),
+        ("hotkey", {"keys": ["super"]}, [], True),  # openbox starts the launcher on Super alone
+        ("hotkey", {"keys": ["shift", "a"]}, [], False),  # typing a capital
+        ("hotkey", {"keys": ["f3", "x", "tab"]}, [], False),
+        ("hotkey", {"keys": ["ctrl"]}, [], False),  # a modifier alone commands nothing
+        ("press", {"key": "s"}, ["ctrl"], True),  # ctrl held by key_down
+        ("write_text", {"text": "s"}, ["ctrl"], True),
+        ("write_text", {"text": "s"}, ["shift"], False),
+        ("press", {"key": "enter"}, [], False),
+    ],
+)
+def test_a_command_chord_is_told_from_typing(name, params, held, command):
+    assert _is_command(name, params, held) is command
+
+
+def test_a_chord_without_ctrl_alt_or_super_settles_as_typing_and_one_with_ctrl_as_a_command(desk):
+    """shift+a types a capital: the short keyboard quiet; ctrl+a (a command chord, also when key_down holds
+    ctrl) the dialog-length one, since a command may open a dialog late."""
+    desk.reset()
+    assert desk.launch_from_launcher("text editor") == "window"
+    desk.execute(desk.action("hotkey"), {"keys": ["shift", "a"]})
+    assert desk._keyboard_quiet() == KEYBOARD_QUIET_PLAIN
+    desk.settle()
+    desk.execute(desk.action("hotkey"), {"keys": ["ctrl", "a"]})
+    assert desk._keyboard_quiet() == KEYBOARD_QUIET
+    desk.settle()
+    desk.execute(desk.action("key_down"), {"key": "ctrl"})
+    desk.settle()
+    desk.execute(desk.action("press"), {"key": "a"})
+    assert desk._keyboard_quiet() == KEYBOARD_QUIET
+    desk.settle()
+    desk.execute(desk.action("key_up"), {"key": "ctrl"})
+    desk.execute(desk.action("write_text"), {"text": "b"})
+    assert desk._keyboard_quiet() == KEYBOARD_QUIET_PLAIN
+    desk.settle()
+    assert desk.state().a11y_texts("mousepad") == ["b"]
 
 
 def test_launcher_reports_no_match(desk):

@@ -75,6 +75,13 @@ _PUNCT_KEYSYMS = {
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 MULTI_CLICK_TIME = 0.25  # s; the session's double-click time is 0.2 s (gtk-3.0/settings.ini, openbox rc.xml)
+# Once a settle has seen the session take a press (nothing runnable, idle), the next gesture waits only this
+# long from then: GDK compares the X server's timestamps of two presses (the earlier one stamped before that
+# settle began, the next after we send it; the server's clock is CLOCK_MONOTONIC in ms, as ours), and GTK's
+# multi-press gesture ends a click's count by a timer it armed when it took the press (before the settle's
+# end). 10 ms cover the server clock's rounding. Without such a settle the wait counts MULTI_CLICK_TIME
+# from the press, whose timer an app starved of CPU arms later.
+MULTI_CLICK_AFTER_SETTLE = 0.21
 MULTI_CLICK_DISTANCE = 5  # px; GTK's default double-click distance
 SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
 
@@ -115,7 +122,8 @@ class X11Display:
         self._windows = WindowReader(self._d)
         self._spare_keycodes = self._find_spare_keycodes()
         self._remapped: dict[int, int] = {}  # keysym -> spare keycode
-        self._last_press: tuple[float, int, int] | None = None
+        self._last_press: tuple[float, int, int] | None = None  # (when a new gesture may start, x, y)
+        self._press_taken = True  # a settle saw the session take the last press
         self._damage = None
         # The window manager announces focus changes on the root window: the answer of active_is_dialog()
         # holds until then.
@@ -151,9 +159,12 @@ class X11Display:
 
         ``busy`` is asked every ``poll`` seconds (e.g. "did the session's processes use CPU since the last
         call?"), so an app that computes before it draws (a dialog being built) is waited for too.
-        Bounded by ``timeout``; True if the screen settled.
+        Bounded by ``timeout``; True if the screen settled (a click before it counts as taken by the app
+        then: see MULTI_CLICK_AFTER_SETTLE). Every input method here ends with a round trip, so the input
+        has reached the server already (its clients' wake-ups are what ``busy`` sees): a flush sends what
+        else is queued, without another round trip (about 2 ms of a 20 ms click step under load).
         """
-        self._d.sync()
+        self._d.flush()
         start = last = time.monotonic()
         next_poll = start + poll
         fd = self._d.fileno()
@@ -166,6 +177,9 @@ class X11Display:
                 if busy():
                     last = now
             if now - last >= quiet:
+                if self._last_press is not None and not self._press_taken and busy is not None:
+                    _, lx, ly = self._last_press
+                    self._last_press, self._press_taken = (now + MULTI_CLICK_AFTER_SETTLE, lx, ly), True
                 return True
             if now - start >= timeout:
                 return False
@@ -209,16 +223,16 @@ class X11Display:
         The session's double-click time is 200 ms (GTK, openbox), which keeps the wait small.
         """
         if self._last_press is not None:
-            at, lx, ly = self._last_press
+            free_at, lx, ly = self._last_press
             near = abs(lx - x) <= MULTI_CLICK_DISTANCE and abs(ly - y) <= MULTI_CLICK_DISTANCE
             if count > 1 or near:
-                time.sleep(max(0.0, at + MULTI_CLICK_TIME - time.monotonic()))
+                time.sleep(max(0.0, free_at - time.monotonic()))
         xtest.fake_input(self._d, X.MotionNotify, x=x, y=y)  # one round trip with the presses below
         for _ in range(count):
             xtest.fake_input(self._d, X.ButtonPress, button)
             xtest.fake_input(self._d, X.ButtonRelease, button)
         self._d.sync()
-        self._last_press = (time.monotonic(), x, y)
+        self._last_press, self._press_taken = (time.monotonic() + MULTI_CLICK_TIME, x, y), False
 
     def drag(self, start: tuple[int, int], end: tuple[int, int], steps: int = 10) -> None:
         self.move(*start)
