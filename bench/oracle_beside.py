@@ -5,7 +5,7 @@ Prints the load (``uptime``) at start and end, every failure with its feedback, 
 writes ``beside.json`` (load, per-task seconds and outcome) next to the run's records in ``--out``.
 Re-running the same ``--out`` resumes (``crab_gym.runs.collect``). Exit code 1 when a task failed.
 
-Run: .venv/bin/python bench/oracle_beside.py --beside hog --out runs/oracle-hog [--tasks v0] [--limit N]
+Run: .venv/bin/python bench/oracle_beside.py --beside hog --out runs/oracle-hog [--tasks v0|ID,ID] [--limit N]
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--beside", choices=("hog", "random", "none"), required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--tasks", default="v0")
+    ap.add_argument("--tasks", default="v0", help="a set name, or task ids separated by commas (a slice)")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--max-steps", type=int, default=60)
     args = ap.parse_args()
@@ -79,7 +79,8 @@ def main() -> int:
         last[1] = now
 
     try:
-        summary = collect(out, env_id="Crab-v0", agent="oracle", tasks=args.tasks, num_envs=1, progress=False,
+        tasks = args.tasks.split(",") if "," in args.tasks else args.tasks
+        summary = collect(out, env_id="Crab-v0", agent="oracle", tasks=tasks, num_envs=1, progress=False,
                           env_kwargs={"max_steps": args.max_steps, "backends": {"android": "sim"}},
                           limit=args.limit, on_episode=on_episode)  # fmt: skip
     finally:
