@@ -277,7 +277,9 @@ class DesktopEnv(SubEnv):
         """After Enter in the launcher: what it started (a :data:`launch.Outcome`, or "no_match" while the
         launcher stays open), waiting for an app's start-up only while it works (see LaunchWatch)."""
         s = self._session()
-        if not s.launcher_exits(idle_for=0.2, bound=2.0):
+        # The bound only ends a launcher that keeps working: one that waits on a busy disk (its history
+        # file) or for a CPU is not idle, and may take seconds to exit on a loaded machine.
+        if not s.launcher_exits(idle_for=0.2, bound=10.0):
             return "no_match"
         started = time.monotonic()
         outcome = watch.wait(startup=startup)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
-from crab_gym.envs.desktop.primitives.cpu import any_runnable, cpu_demand_ns
+from crab_gym.envs.desktop.primitives.cpu import any_runnable, cpu_demand_ns, waiting_on_disk
 from crab_gym.envs.desktop.primitives.procs import proc_name, shell_attached
 from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
 
@@ -86,10 +86,11 @@ class LaunchWatch:
         "window" as soon as a new window is active; once no process the launch started is alive (after
         ``grace`` s, for a program that hands off to a running instance), "focused" if another window
         that was there before is now active, else "exited"; "idle" once the launched processes ran or
-        waited to run under 5 % of a CPU for ``idle_after`` s with no window; "timeout" after ``startup``
-        s of a program that keeps working without showing a window. A window of before that becomes
-        active while the launched program still runs is not the launch's doing (focus coming back to an
-        app whose dialog just closed, say), so it decides nothing.
+        waited to run under 5 % of a CPU, none of them waiting on the disk (state D uses no CPU), for
+        ``idle_after`` s with no window; "timeout" after ``startup`` s of a program that keeps working
+        without showing a window. A window of before that becomes active while the launched program still
+        runs is not the launch's doing (focus coming back to an app whose dialog just closed, say), so it
+        decides nothing.
         """
         start = last_active = time.monotonic()
         seen: set[int] = set()
@@ -102,7 +103,7 @@ class LaunchWatch:
             fresh = [p for p in pids if p not in seen]
             seen.update(fresh)
             total = cpu_demand_ns(pids)
-            if fresh or total - used > 0.05 * poll * 1e9:
+            if fresh or total - used > 0.05 * poll * 1e9 or waiting_on_disk(pids):
                 last_active = now
             used = total
             if now - start >= grace and not pids:
@@ -118,14 +119,18 @@ def launcher_exits(
     session_pids: Pids, name: str = "rofi", idle_for: float = 0.2, bound: float = 2.0, poll: float = 0.01
 ) -> bool:
     """After Enter in the launcher: True once it exits (it launched something); False once it sits open and
-    idle (no CPU, no runnable thread: a starved launcher is not idle) for ``idle_for`` s (nothing matched),
-    or after ``bound`` s."""
+    idle for ``idle_for`` s (nothing matched), or after ``bound`` s.
+
+    Idle means no CPU, no runnable thread (a starved launcher is not idle) and no thread waiting on the
+    disk: after starting the app rofi rewrites its history file, and on a disk busy with writes its
+    ``close`` of that file sleeps in state D (``rq_qos_wait``) for 0.2 s and more, using nothing (read as
+    "no match" 4 times in 120 beside two ``dd conv=fsync`` loops, 0 in 90 since)."""
     pids = [p for p in session_pids() if proc_name(p) == name]
     start = last_active = time.monotonic()
     used = cpu_demand_ns(pids)
     while any(proc_name(p) == name for p in pids):
         now, total = time.monotonic(), cpu_demand_ns(pids)
-        if total - used > 0.05 * poll * 1e9 or any(any_runnable(p) for p in pids):
+        if total - used > 0.05 * poll * 1e9 or any(any_runnable(p) for p in pids) or waiting_on_disk(pids):
             last_active = now
         used = total
         if now - last_active >= idle_for or now - start >= bound:
