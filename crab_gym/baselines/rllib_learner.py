@@ -36,7 +36,7 @@ class CrabPPOLearner(PPOTorchLearner):
     """PPOTorchLearner with per-minibatch advantage standardisation and SB3's Adam epsilon."""
 
     def configure_optimizers_for_module(self, module_id: Any, config: Any = None) -> None:
-        params = self.get_parameters(self._module[module_id])
+        params = self.get_parameters(self.module[module_id])
         optimizer = torch.optim.Adam(params, eps=ADAM_EPS)
         self.register_optimizer(
             module_id=module_id, optimizer=optimizer, params=params, lr_or_lr_schedule=config.lr
