@@ -5,7 +5,9 @@ trains the same network on the same PolicyView observations as SB3 does.
 ScreenWords` on the screen (channel-first, scaled to [0, 1], as SB3 hands it over) and the vectors, one
 tanh layer each for the actor and the critic (``hidden`` units), then the actor's head: with elements,
 the pointer head of ``ElementPolicy`` over the raw boxes; with the grid, a linear layer. The action
-distribution is RLlib's MultiCategorical over the MultiDiscrete ``[kind, where]``.
+distribution is RLlib's MultiCategorical over the MultiDiscrete ``[kind, where]``. Initialised as SB3's
+``ortho_init``: orthogonal weights (gain sqrt 2 for the features and the two layers, 1 for the value, 0.01
+for the grid head), zero biases; the pointer head keeps its own init, as in ElementPolicy.
 """
 
 from __future__ import annotations
@@ -36,6 +38,14 @@ def _screen_first(space: spaces.Dict) -> spaces.Dict:
     return spaces.Dict(entries)
 
 
+def _orthogonal(layer: nn.Module, gain: float) -> None:
+    """SB3's ``init_weights``: a linear or convolution layer gets orthogonal weights and zero biases."""
+    if isinstance(layer, (nn.Linear, nn.Conv2d)):
+        nn.init.orthogonal_(layer.weight, gain=gain)
+        if layer.bias is not None:
+            nn.init.zeros_(layer.bias)
+
+
 class CrabPPOModule(TorchRLModule, ValueFunctionAPI):
     """ScreenWords, SB3's actor and critic layers, and the pointer head (elements) or a linear one (grid)."""
 
@@ -57,10 +67,10 @@ class CrabPPOModule(TorchRLModule, ValueFunctionAPI):
             self.head = _PointerHead(hidden, self.nvec[0], self.nvec[1])
         else:
             self.head = nn.Linear(hidden, sum(self.nvec))
-            nn.init.orthogonal_(self.head.weight, gain=0.01)
-            nn.init.zeros_(self.head.bias)
-        nn.init.orthogonal_(self.value.weight, gain=1.0)
-        nn.init.zeros_(self.value.bias)
+            _orthogonal(self.head, 0.01)
+        for part in (self.features, self.actor, self.critic):
+            part.apply(lambda layer: _orthogonal(layer, float(np.sqrt(2))))
+        _orthogonal(self.value, 1.0)
 
     def _features(self, obs: dict[str, torch.Tensor]) -> torch.Tensor:
         inputs = {k: v.float() for k, v in obs.items()}

@@ -5,7 +5,9 @@ The same run as :mod:`crab_gym.baselines.ppo`'s, with RLlib collecting: ``config
 PolicyView on the training seeds (same observations, actions and reward as SB3's), and the same network
 (:class:`~crab_gym.baselines.rllib_module.CrabPPOModule`) learnt in the driver. The hyperparameters map to
 SB3's: a train batch of ``n_steps`` per env, minibatches of ``batch_size``, ``n_epochs``, SB3's value-loss
-weight (0.5) and gradient clip (0.5), no KL term, no value clipping.
+weight (0.5) and gradient clip (0.5), no KL term, no value clipping; SB3's orthogonal init (the module),
+advantages standardised per minibatch and Adam's epsilon (:class:`~crab_gym.baselines.rllib_learner.
+CrabPPOLearner`).
 
 A run folder holds ``config.json`` (``engine: "rllib"``), ``curve.json`` and ``rllib/`` (the Algorithm's
 checkpoint: resume with ``Algorithm.from_checkpoint``); :func:`ppo.load` reads it back as a model whose
@@ -71,6 +73,7 @@ def algo_config(config: PPOConfig) -> Any:
     from ray.rllib.algorithms.ppo import PPOConfig as RLlibPPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+    from crab_gym.baselines.rllib_learner import CrabPPOLearner
     from crab_gym.baselines.rllib_module import CrabPPOModule
 
     envs = config.env_runners * config.envs_per_runner
@@ -98,6 +101,7 @@ def algo_config(config: PPOConfig) -> Any:
             grad_clip_by="global_norm",
             use_kl_loss=False,
             vf_clip_param=float("inf"),
+            learner_class=CrabPPOLearner,  # SB3's per-minibatch advantages and Adam epsilon
         )
         .rl_module(rl_module_spec=RLModuleSpec(module_class=CrabPPOModule, model_config={"hidden": 128}))
         .debugging(seed=config.seed)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 
+import numpy as np
 import pytest
 
 pytest.importorskip("ray.rllib")
@@ -15,6 +16,7 @@ pytest.importorskip("stable_baselines3")
 from ray_scripts import run_script  # noqa: E402
 
 from crab_gym.baselines import ppo, rllib_ppo  # noqa: E402
+from crab_gym.baselines.rllib_learner import ADAM_EPS, minibatch_advantages  # noqa: E402
 from crab_gym.cli import main  # noqa: E402
 
 FAMILIES = ("create_item", "dial_number")
@@ -43,6 +45,8 @@ def test_the_envs_of_every_runner_draw_their_own_tasks(local_ray):
     algo = rllib_ppo.build_algo(config)
     try:
         assert rllib_ppo.runner_envs(algo) == [2, 2]
+        optimizer = algo.learner_group._learner.get_optimizer()  # the driver's learner (num_learners=0)
+        assert optimizer.param_groups[0]["eps"] == ADAM_EPS  # SB3's, not torch's 1e-8
         per_runner = algo.env_runner_group.foreach_env_runner(next_tasks, local_env_runner=False)
     finally:
         algo.stop()
@@ -89,6 +93,40 @@ def test_train_saves_a_checkpoint_that_ppo_load_reads_and_evaluates(local_ray, t
     for family in FAMILIES:
         assert again[family]["success"] == curve[-1]["families"][family]["success"]
         assert again[family]["return"] == pytest.approx(curve[-1]["families"][family]["return"])
+
+
+@pytest.mark.ray
+def test_a_minibatch_standardises_its_real_advantages_as_sb3_does_whatever_the_whole_batch_did():
+    torch = pytest.importorskip("torch")
+    raw = torch.randn(40, generator=torch.Generator().manual_seed(0)) * 3 + 2
+    mask = torch.ones(40, dtype=torch.bool)
+    mask[::5] = False  # RLlib's artificial bootstrap rows: their advantages are garbage
+    raw[~mask] = 50.0
+    whole = (raw - raw.mean()) / raw.std()  # RLlib's GAE connector: over every row, garbage included
+    out = minibatch_advantages(whole, mask)
+    real = raw[mask]
+    assert torch.allclose(out[mask], (real - real.mean()) / (real.std() + 1e-8), atol=1e-5)  # SB3's
+    assert abs(float(out[mask].mean())) < 1e-5 and float(out[mask].std()) == pytest.approx(1.0, abs=1e-4)
+    assert torch.equal(minibatch_advantages(raw[:1], None), raw[:1])  # one row: nothing to standardise
+
+
+@pytest.mark.ray
+def test_the_module_starts_as_sb3_initialises_its_policy():
+    from gymnasium import spaces
+
+    from crab_gym.baselines.rllib_module import CrabPPOModule
+
+    obs = spaces.Dict({"screen": spaces.Box(0, 255, (80, 36, 3), np.uint8),
+                       "words": spaces.Box(0.0, 1.0, (40,), np.float32),
+                       "marks": spaces.Box(0.0, 1.0, (96,), np.float32)})  # fmt: skip
+    module = CrabPPOModule(observation_space=obs, action_space=spaces.MultiDiscrete([6, 24]),
+                           model_config={"hidden": 128})  # fmt: skip
+    for layer, gain in ((module.actor[0], 2.0**0.5), (module.critic[0], 2.0**0.5), (module.value, 1.0),
+                        (module.features.screen, 2.0**0.5), (module.features.cnn[0], 2.0**0.5)):  # fmt: skip
+        w = layer.weight.detach().flatten(1).numpy()
+        rows = w @ w.T if w.shape[0] <= w.shape[1] else w.T @ w  # orthogonal: gain^2 times the identity
+        assert np.allclose(rows, gain**2 * np.eye(len(rows)), atol=1e-4), layer
+        assert not layer.bias.detach().any()
 
 
 def test_a_broken_checkpoint_is_a_one_line_error_naming_it(tmp_path, capsys):
