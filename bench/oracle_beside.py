@@ -21,19 +21,23 @@ from pathlib import Path
 from typing import Any
 
 RANDOM_LOOP = """
-import sys, gymnasium as gym, crab_gym
+import signal, sys, gymnasium as gym, crab_gym
 from crab_gym.baselines import RandomAgent
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # ended by the bench: close the env (its X server)
 env = gym.make("Crab-v0", tasks="v0", max_steps=30, backends={"android": "sim"})
-agent = RandomAgent(env, seed=1)
-obs, info = env.reset(seed=1)
-steps = episodes = 0
-while True:
-    obs, _, term, trunc, info = env.step(agent.act(obs, info))
-    steps += 1
-    if term or trunc:
-        episodes += 1
-        print(f"random: {steps} steps, {episodes} episodes", flush=True)
-        obs, info = env.reset()
+try:
+    agent = RandomAgent(env, seed=1)
+    obs, info = env.reset(seed=1)
+    steps = episodes = 0
+    while True:
+        obs, _, term, trunc, info = env.step(agent.act(obs, info))
+        steps += 1
+        if term or trunc:
+            episodes += 1
+            print(f"random: {steps} steps, {episodes} episodes", flush=True)
+            obs, info = env.reset()
+finally:
+    env.close()
 """
 
 
@@ -85,8 +89,13 @@ def main() -> int:
                           limit=args.limit, on_episode=on_episode)  # fmt: skip
     finally:
         for p in others:
-            p.kill()
-            p.wait()
+            p.terminate()  # the random env closes its desktop session on SIGTERM; a hog just ends
+        for p in others:
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
         load["end"] = uptime()
         load["end_time"] = time.strftime("%H:%M:%S", time.gmtime())
         print("end:", load["end"], flush=True)
