@@ -11,6 +11,7 @@ import pytest
 
 from crab_gym.envs.desktop.primitives.cpu import (
     SessionActivity,
+    any_at_work,
     any_runnable,
     busy_probe,
     timer_due,
@@ -32,6 +33,7 @@ def test_a_process_syncing_to_disk_is_seen_waiting_and_a_sleeper_is_not(tmp_path
             time.sleep(0.001)
         assert seen, "dd ended without being seen in state D"
         assert not waiting_on_disk([sleeper.pid])
+        assert not any_at_work([sleeper.pid, 2**22 + 7])
         assert not waiting_on_disk([2**22 + 7])  # no such process: not waiting, no error
     finally:
         for p in (sleeper, writer):
@@ -108,6 +110,7 @@ def test_a_runnable_thread_counts_and_a_process_started_later_is_listed():
     try:
         pids.append(spinner.pid)
         assert any_runnable(spinner.pid)
+        assert any_at_work([spinner.pid])
         time.sleep(0.05)
         assert probe.busy() and probe.reason in ("cpu", "runnable")
     finally:

@@ -180,6 +180,12 @@ def any_runnable(pid: int) -> bool:
     return "runnable" in _thread_states(pid)
 
 
+def any_at_work(pids: list[int]) -> bool:
+    """True if a thread of the live processes among ``pids`` is runnable or waits on the disk now (one read
+    of each thread's state: :func:`any_runnable` and :func:`waiting_on_disk` together)."""
+    return any(any(_thread_states(pid)) for pid in pids)
+
+
 def busy_probe(session_pids: Callable[[], list[int]], share: float = 0.2) -> Callable[[], bool]:
     """A probe for settling (see :meth:`SessionActivity.busy`)."""
     return SessionActivity(session_pids, share=share).busy

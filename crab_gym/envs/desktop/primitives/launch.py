@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
-from crab_gym.envs.desktop.primitives.cpu import any_runnable, cpu_demand_ns, waiting_on_disk
+from crab_gym.envs.desktop.primitives.cpu import any_at_work, cpu_demand_ns, waiting_on_disk
 from crab_gym.envs.desktop.primitives.procs import proc_name, shell_attached
 from crab_gym.envs.desktop.primitives.x11_windows import WindowInfo
 
@@ -130,7 +130,7 @@ def launcher_exits(
     used = cpu_demand_ns(pids)
     while any(proc_name(p) == name for p in pids):
         now, total = time.monotonic(), cpu_demand_ns(pids)
-        if total - used > 0.05 * poll * 1e9 or any(any_runnable(p) for p in pids) or waiting_on_disk(pids):
+        if total - used > 0.05 * poll * 1e9 or any_at_work(pids):
             last_active = now
         used = total
         if now - last_active >= idle_for or now - start >= bound:
