@@ -69,7 +69,8 @@ KEYBOARD_QUIET = 0.35
 KEYBOARD_QUIET_PLAIN = 0.02
 # Keys that make a chord a command (ctrl+s, alt+f4, super): a command may open a dialog in any window,
 # late on a loaded machine (see _keyboard_quiet). Without one of them a chord is typing (shift+a, "a b").
-COMMAND_MODIFIERS = frozenset({"ctrl", "control", "alt", "super", "win", "meta"})
+SUPER_KEYS = frozenset({"super", "win", "meta"})  # a command alone: openbox starts the launcher on Super
+COMMAND_MODIFIERS = frozenset({"ctrl", "control", "alt"}) | SUPER_KEYS
 
 
 class DesktopEnv(SubEnv):
@@ -392,7 +393,7 @@ def _is_command(name: str, params: Mapping[str, Any], held: list[str]) -> bool:
     keys = {str(k).lower() for k in [*params.get("keys", ()), params.get("key"), *held] if k}
     if name == "write_text" and params.get("text"):
         keys.add("text")
-    return bool(keys & {"super", "win", "meta"}) or (bool(keys & COMMAND_MODIFIERS) and len(keys) > 1)
+    return bool(keys & SUPER_KEYS) or (bool(keys & COMMAND_MODIFIERS) and len(keys) > 1)
 
 
 def _track(held: list[Any], item: Any, down: bool) -> None:

@@ -79,8 +79,8 @@ MULTI_CLICK_TIME = 0.25  # s; the session's double-click time is 0.2 s (gtk-3.0/
 # long from then: GDK compares the X server's timestamps of two presses (the earlier one stamped before that
 # settle began, the next after we send it; the server's clock is CLOCK_MONOTONIC in ms, as ours), and GTK's
 # multi-press gesture ends a click's count by a timer it armed when it took the press (before the settle's
-# end). 10 ms cover the server clock's rounding. Without such a settle the wait counts MULTI_CLICK_TIME
-# from the press, whose timer an app starved of CPU arms later.
+# end). So it is the session's 200 ms double-click time plus 10 ms for the server clock's rounding. Without
+# such a settle the wait counts MULTI_CLICK_TIME from the press, whose timer an app starved of CPU arms later.
 MULTI_CLICK_AFTER_SETTLE = 0.21
 MULTI_CLICK_DISTANCE = 5  # px; GTK's default double-click distance
 SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
