@@ -88,7 +88,8 @@ class Phone:
             self._tmp = tempfile.TemporaryDirectory(prefix="crab-phone-")
             root = self._tmp.name
         root = Path(root)
-        if root.exists() and any(root.iterdir()) and not (root / MARKER).exists():
+        used = root.exists() and any(root.iterdir())
+        if used and not (root / MARKER).exists():
             raise ValueError(
                 f"{root} is not empty and not a phone sandbox ({MARKER} missing): the phone wipes its "
                 "root on reset, so give it an empty or new directory"
@@ -108,6 +109,7 @@ class Phone:
         self._dark = False
         self.props: dict[str, str] = {}  # system properties over the defaults (another model, in a test)
         self.web = WebLink.own(0)  # the offline web Chrome and Maps reach (attach_web joins a session's)
+        self._bare = not used  # the tree is the skeleton a wipe would leave: the first seeding skips the wipe
         self.reset(seed)
 
     # -- state ---------------------------------------------------------------------------------------------
@@ -118,7 +120,9 @@ class Phone:
                 self.seed = seed
             if self.seed not in self._pristine:
                 self.drop_readers()  # wipe and restore change files under SQLite (restore rewrites in place)
-                self.fs.wipe(keep=(MARKER,))
+                if not self._bare:
+                    self.fs.wipe(keep=(MARKER,))
+                self._bare = False
                 db.seed_databases(self.fs, self.seed)
                 self.fs.times.settle(at_ms=db.NOW_MS)  # the pristine files' time: the clock's start
                 while len(self._pristine) >= PRISTINE_CACHE:  # keep the most recent seeds only
