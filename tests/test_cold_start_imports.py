@@ -3,6 +3,7 @@ not pay for it (bench/phone_start.py and bench/desktop_start.py time the starts;
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from typing import Annotated
@@ -22,9 +23,11 @@ from crab_gym.core.actions import (
 from crab_gym.spaces import _constraints
 
 
-def _loaded(code: str, modules: tuple[str, ...]) -> list[str]:
+def _loaded(code: str, modules: tuple[str, ...], env: dict[str, str] | None = None) -> list[str]:
     probe = f"import sys\nprint(sorted(m for m in {modules!r} if m in sys.modules))\n"
-    res = subprocess.run([sys.executable, "-c", code + probe], capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-c", code + probe], capture_output=True, text=True, timeout=120, env=env
+    )
     assert res.returncode == 0, res.stderr
     return eval(res.stdout.strip())  # noqa: S307 - a list of names we printed
 
@@ -41,6 +44,18 @@ def test_a_phones_first_observation_needs_no_pydantic_web_server_or_tls():
     # action index past the root device's three, and is refused before any model is built)
     step = "a = env.action_space.sample()\nenv.step((0, 0, a[2]))\n"  # the phone's first action: tap
     assert _loaded(code + step, ("pydantic",)) == ["pydantic"]
+
+
+def test_a_phones_first_observation_opens_no_font_once_its_glyphs_are_stored(tmp_path):
+    code = (
+        "import gymnasium as gym, crab_gym\n"
+        "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
+        "env.reset(seed=0)\n"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    fonts = ("PIL.ImageFont",)
+    assert _loaded(code, fonts, env) == list(fonts)  # the first process draws them (and stores them)
+    assert _loaded(code, fonts, env) == []  # the next reads them back (ui/glyphstore.py)
 
 
 def test_making_a_desktop_env_imports_no_web_server_or_pydantic():

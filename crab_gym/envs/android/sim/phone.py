@@ -40,7 +40,7 @@ from .system import (  # noqa: F401  (their commands register on import)
 from .system.logcat import activity_started
 from .system.providers import get_setting
 from .system.snapshot import PhoneState
-from .ui import render
+from .ui import glyphstore, render
 from .ui.layout import Screen
 from .ui.view import COLORS, DARK, View, to_xml
 
@@ -347,12 +347,14 @@ class Phone:
                     tree = self._current_tree()
                     bg = tree.bg or (255, 255, 255)
                     self._small[size] = render.render(tree, self.width, self.height, bg, size)
+                    glyphstore.settle()
                 return self._small[size]
             if self._frame is None:
                 tree = self._current_tree()
                 self._frame = render.render(tree, self.width, self.height, tree.bg or (255, 255, 255))
                 self._frame.flags.writeable = False
                 self._png = None
+                glyphstore.settle()
             return self._frame
 
     def screencap_png(self) -> bytes:
