@@ -15,28 +15,10 @@ import numpy as np
 
 from .apps import APPS, LAUNCHER, inputs, systemui
 from .net.link import WebLink
-from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401  (their commands register on import)
-from .shell.interpreter import Shell
 from .storage import db
 from .storage.fs import Sandbox, Snapshot
 from .storage.readers import Readers
-from .system import (  # noqa: F401  (their commands register on import)
-    alarms,  # noqa: F401
-    am,  # noqa: F401
-    capture,  # noqa: F401
-    clock,
-    date,  # noqa: F401
-    devicecmds,  # noqa: F401
-    dumpsys,  # noqa: F401
-    ime,  # noqa: F401
-    logcat,  # noqa: F401
-    overlays,
-    pm,  # noqa: F401
-    power,
-    procfs,
-    providers,  # noqa: F401
-    snapshot,
-)
+from .system import alarms, clock, power, procfs, snapshot
 from .system.logcat import activity_started
 from .system.providers import get_setting
 from .system.snapshot import PhoneState
@@ -45,6 +27,19 @@ from .ui.layout import Screen
 from .ui.view import COLORS, DARK, View, to_xml
 
 log = logging.getLogger(__name__)
+_commands = False  # whether the shell's command modules are imported (at the first command line)
+
+
+def load_commands() -> None:
+    """Import the shell and the modules whose commands register on import: a phone that is only tapped and
+    looked at (an RL env's) never needs them, and they are a third of the simulator's modules."""
+    global _commands
+    if not _commands:
+        from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401
+        from .system import am, capture, date, devicecmds, dumpsys, ime, logcat, pm, providers  # noqa: F401
+
+        _commands = True
+
 
 MARKER = ".crab_phone_sandbox"
 PRISTINE_CACHE = 8  # seeds whose pristine files are kept in memory (~200 kB each)
@@ -400,6 +395,9 @@ class Phone:
         with self.lock:
             self.tick()
             try:
+                load_commands()
+                from .shell.interpreter import Shell
+
                 sh = Shell(self)  # one per command line: a waiting command releases the lock to others
                 out, err, code = sh.run(cmd, stdin, live)
                 self.fs.times.note()
