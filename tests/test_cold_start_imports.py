@@ -46,16 +46,17 @@ def test_a_phones_first_observation_needs_no_pydantic_web_server_or_tls():
     assert _loaded(code + step, ("pydantic",)) == ["pydantic"]
 
 
-def test_a_phones_first_observation_opens_no_font_once_its_glyphs_are_stored(tmp_path):
+def test_a_phones_first_observation_loads_no_pillow_once_its_glyphs_are_stored(tmp_path):
     code = (
         "import gymnasium as gym, crab_gym\n"
         "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
         "env.reset(seed=0)\n"
     )
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
-    fonts = ("PIL.ImageFont",)
-    assert _loaded(code, fonts, env) == list(fonts)  # the first process draws them (and stores them)
-    assert _loaded(code, fonts, env) == []  # the next reads them back (ui/glyphstore.py)
+    pillow = ("PIL.Image", "PIL.ImageFont")
+    assert _loaded(code, pillow, env) == list(pillow)  # the first process draws them (and stores them)
+    # the next reads them back (ui/glyphstore.py), and nothing else it imports draws or resizes at import
+    assert _loaded(code, pillow, env) == []
 
 
 def test_making_a_desktop_env_imports_no_web_server_or_pydantic():
