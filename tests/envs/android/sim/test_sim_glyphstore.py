@@ -31,21 +31,29 @@ def _first_frames(cache, out) -> tuple[dict, list[str]]:
         return {k: f[k] for k in f.files}, eval(res.stdout.strip())  # noqa: S307 - a list we printed
 
 
+def _entries(path) -> int:
+    store = glyphstore.GlyphStore(path)
+    store._load()
+    return len(store._index or {})
+
+
 def test_a_second_process_draws_its_first_frames_from_the_stored_glyphs(tmp_path):
     drawn, loaded = _first_frames(tmp_path / "cache", tmp_path / "a.npz")
     assert loaded == ["PIL.ImageDraw", "PIL.ImageFont"]  # nothing stored yet: drawn through FreeType
-    [stored] = (tmp_path / "cache" / "crab-gym").glob("phone-glyphs-*.bin")
-    entries = len(glyphstore.GlyphStore(stored)._load())
-    assert entries > 50  # both frames' strings, icons, shapes and widths
+    stored = sorted((tmp_path / "cache" / "crab-gym").glob("phone-glyphs-*.bin"))
+    assert len(stored) == 4  # text and icons at each of the two scales, shapes, widths
+    entries = [_entries(f) for f in stored]
+    assert sum(entries) > 50  # both frames' strings, icons, shapes and widths
     again, loaded = _first_frames(tmp_path / "cache", tmp_path / "b.npz")
     assert loaded == []  # every glyph of both first frames came from the file: no font was opened
     for size in ("small", "full"):
         assert np.array_equal(drawn[size], again[size]), size
-    stored.write_bytes(stored.read_bytes()[: stored.stat().st_size // 2])  # truncated: ignored, redrawn
+    for f in stored:  # truncated: ignored, redrawn
+        f.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
     redrawn, loaded = _first_frames(tmp_path / "cache", tmp_path / "c.npz")
     assert loaded == ["PIL.ImageDraw", "PIL.ImageFont"]
     assert all(np.array_equal(drawn[s], redrawn[s]) for s in ("small", "full"))
-    assert len(glyphstore.GlyphStore(stored)._load()) == entries  # written whole again
+    assert [_entries(f) for f in stored] == entries  # written whole again
 
 
 def test_entries_round_trip_and_a_process_writes_a_bounded_number_of_times(tmp_path, monkeypatch):

@@ -96,26 +96,32 @@ def glyph(name: str) -> str:
         raise KeyError(f"no Material icon named {name!r} in the {ICONS_PACKAGE} code point map") from None
 
 
-@functools.lru_cache(maxsize=1)
-def glyph_store() -> glyphstore.GlyphStore:
-    """This process's glyphs on disk (glyphstore.py), keyed by the code that draws them and the font files;
-    none kept when a font is missing (drawing then raises FontMissing)."""
+@functools.lru_cache(maxsize=64)
+def glyph_store(tag: str) -> glyphstore.GlyphStore:
+    """This process's glyphs on disk of one kind (glyphstore.py): "widths", "shapes", or the text and icons
+    of a frame scale (:func:`scale_tag`); keyed by the code that draws them and the font files, none kept
+    when a font is missing (drawing then raises FontMissing)."""
     try:
         files = [find_font(f, "fonts-roboto") for f in ROBOTO.values()]
         files += [find_font(ICONS_TTF, ICONS_PACKAGE), CODEPOINT_FILE]
     except FontMissing:
         return glyphstore.GlyphStore(None)
-    return glyphstore.open_store(files)
+    return glyphstore.open_store(files, tag)
+
+
+def scale_tag(scale: float) -> str:
+    """The name of the store of glyphs drawn at ``scale``."""
+    return f"x{scale:.6f}"
 
 
 @functools.lru_cache(maxsize=4096)
 def text_width(text: str, size: int, medium: bool = False) -> float:
     """Advance width in pixels of ``text`` in Roboto at ``size``."""
     args = (text, size, medium)
-    stored = glyph_store().get("width", args)
+    stored = glyph_store("widths").get("width", args)
     if stored is None:
         stored = text_font(size, medium).getlength(text)
-        glyph_store().put("width", args, stored)
+        glyph_store("widths").put("width", args, stored)
     return stored
 
 

@@ -2,19 +2,19 @@
 (sprites.py, fonts.py), read back by the next process so that its first frame draws no glyph.
 
 Drawing the first screen's ~40 strings and icons through FreeType is most of a phone's first render (and
-needs Pillow's font modules); reading them back is one file. The file is
-``$XDG_CACHE_HOME/crab-gym/phone-glyphs-<key>.bin`` (default ``~/.cache/crab-gym``), where the key hashes
-the code that draws them (sprites.py, fonts.py, this module), Pillow's version and the font files used
-(path, size, mtime): another drawing gives another file. Each entry is keyed by what it was drawn for
-(string, size, weight, the frame's scale), so one file serves every frame size.
+needs Pillow's font modules); reading them back is one file per frame scale (plus one of shapes and one of
+text widths). The files are ``$XDG_CACHE_HOME/crab-gym/phone-glyphs-<tag>-<key>.bin`` (default
+``~/.cache/crab-gym``), where the key hashes the code that draws them (sprites.py, fonts.py, this module),
+Pillow's version and the font files used (path, size, mtime): another drawing gives other files. Each entry
+is named by what it was drawn for (string, size, weight, the frame's scale).
 
 A process writes the file after a screenshot that drew something new (``Phone.screenshot`` calls
 :func:`settle`), at most :data:`MAX_SAVES` times: what it adds is its first frames' glyphs, each time in
 one atomic replace, up to :data:`MAX_BYTES`. A missing, unreadable or malformed file is ignored (the
 glyphs are drawn), and a cache that cannot be written is skipped.
 
-Format: a JSON index line (``[kind, args, shape, offset, extra]`` per entry), then the masks' bytes. No
-pickle: reading a file runs no code from it.
+Format: a JSON index line (``{name: [shape, offset, extra]}``, the name :func:`entry_key`), then the masks'
+bytes. No pickle: reading a file runs no code from it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-MAX_BYTES = 8 * 2**20  # what a file holds at most (a 96x208 first screen: ~20 kB; 1080x2400: ~1 MB)
+MAX_BYTES = 4 * 2**20  # the masks a file holds at most (a 96x208 first screen: ~10 kB; 1080x2400: ~0.3 MB)
 KINDS = ("text", "icon", "shape", "width")  # text_mask, icon_mask, shape_mask, text_width
 MAX_SAVES = 3  # writes per process: its first frames' glyphs (say, the RL size and the device's), not all
 MAGIC = "crab-gym phone glyphs 1"
@@ -54,109 +54,129 @@ def _key(files: list[str]) -> str:
     return h.hexdigest()[:16]
 
 
-def _args(value: Any) -> Any:
-    """JSON's lists back to the tuples the calls were keyed by."""
-    return tuple(_args(v) for v in value) if isinstance(value, list) else value
+def entry_key(kind: str, args: tuple) -> str:
+    """An entry's name in a file: its kind and arguments as JSON (a float's repr round-trips; an argument
+    JSON cannot hold makes no entry)."""
+    return json.dumps([kind, args], separators=(",", ":"))
 
 
 class GlyphStore:
     """Entries by (kind, args): a mask's array with its ints (text: dx, dy, advance; icon: dx, dy), or a
-    text width; loaded from ``path`` at the first lookup."""
+    text width. The file's index is read at the first lookup; an entry is decoded when looked up."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._entries: dict[tuple[str, tuple], Any] | None = None
-        self._new: dict[tuple[str, tuple], Any] = {}
+        self._index: dict[str, list] | None = None  # name -> [shape, offset, extra]
+        self._data = b""
+        self._new: dict[str, tuple[str, Any]] = {}  # name -> (kind, value)
         self.saves = 0
 
-    def _load(self) -> dict[tuple[str, tuple], Any]:
-        entries: dict[tuple[str, tuple], Any] = {}
+    def _load(self) -> None:
+        self._index = {}
         if self.path is None:
-            return entries
+            return
         try:
             with open(self.path, "rb") as f:
                 head = json.loads(f.readline())
                 data = f.read()
-            if head.get("magic") != MAGIC:
-                return {}
-            for kind, args, shape, offset, extra in head["entries"]:
-                key = (kind, _args(args))
-                if kind == "width":
-                    entries[key] = float(extra)
-                    continue
-                n = int(shape[0]) * int(shape[1])
-                if offset < 0 or offset + n > len(data):
-                    return {}
-                mask = np.frombuffer(data, np.uint8, n, offset).reshape(shape)
-                entries[key] = mask if kind == "shape" else (mask, *(int(x) for x in extra))
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
-            return {}  # not there, or not a file this code wrote: draw instead
-        return entries
+            if (
+                isinstance(head, dict)
+                and head.get("magic") == MAGIC
+                and isinstance(head.get("entries"), dict)
+            ):
+                self._index, self._data = head["entries"], data
+        except (OSError, ValueError):
+            pass  # not there, or not a file this code wrote: draw instead
 
     def get(self, kind: str, args: tuple) -> Any:
-        """The stored value of ``kind`` for ``args``, or None."""
-        if self._entries is None:
+        """The stored value of ``kind`` for ``args``, or None (also for an entry the file holds wrongly)."""
+        if self._index is None:
             with self._lock:
-                if self._entries is None:
-                    self._entries = self._load()
-        return self._entries.get((kind, args))
+                if self._index is None:
+                    self._load()
+        try:
+            found = self._index.get(entry_key(kind, args)) if self._index else None
+            if found is None:
+                return None
+            shape, offset, extra = found
+            if kind == "width":
+                return float(extra)
+            h, w = int(shape[0]), int(shape[1])
+            if offset < 0 or offset + h * w > len(self._data):
+                return None
+            mask = np.frombuffer(self._data, np.uint8, h * w, offset).reshape(h, w)
+            return mask if kind == "shape" else (mask, *(int(x) for x in extra))
+        except (TypeError, ValueError):
+            return None
 
     def put(self, kind: str, args: tuple, value: Any) -> None:
         """Remember a value just computed, for :meth:`save`."""
         if self.path is not None and self.saves < MAX_SAVES:
+            try:
+                name = entry_key(kind, args)
+            except (TypeError, ValueError):
+                return
             with self._lock:
-                self._new[(kind, args)] = value
+                self._new[name] = (kind, value)
 
     def save(self) -> bool:
-        """Write the loaded entries and the new ones (up to :data:`MAX_BYTES`), at most :data:`MAX_SAVES`
-        times per process; returns whether it wrote."""
+        """Write the file's entries and the new ones (up to :data:`MAX_BYTES` of masks), at most
+        :data:`MAX_SAVES` times per process; returns whether it wrote."""
         with self._lock:
             if self.saves >= MAX_SAVES or not self._new or self.path is None:
                 return False
             self.saves += 1
-            index, chunks, size = [], [], 0
-            for (kind, args), value in {**(self._entries or {}), **self._new}.items():
+            index: dict[str, list] = {}
+            chunks, size = [], 0
+            for name, (shape, offset, extra) in (self._index or {}).items():
+                n = int(shape[0]) * int(shape[1])
+                if size + n <= MAX_BYTES:
+                    index[name] = [shape, size, extra]
+                    chunks.append(self._data[offset : offset + n])
+                    size += n
+            for name, (kind, value) in self._new.items():
                 if kind == "width":
-                    index.append([kind, args, [0, 0], 0, value])
+                    index[name] = [[0, 0], 0, float(value)]
                     continue
                 mask, *extra = value if kind != "shape" else (value,)
                 mask = np.ascontiguousarray(mask, np.uint8)
-                if size + mask.nbytes > MAX_BYTES:
-                    continue
-                index.append([kind, args, list(mask.shape), size, [int(x) for x in extra]])
-                chunks.append(mask.tobytes())
-                size += mask.nbytes
-            self._entries = {**(self._entries or {}), **self._new}
+                if size + mask.nbytes <= MAX_BYTES:
+                    index[name] = [list(mask.shape), size, [int(x) for x in extra]]
+                    chunks.append(mask.tobytes())
+                    size += mask.nbytes
             self._new.clear()
+            data = b"".join(chunks)
+            self._index, self._data = index, data
         try:
             head = json.dumps({"magic": MAGIC, "entries": index}, separators=(",", ":"))
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=self.path.parent, suffix=".bin", delete=False) as f:
                 f.write(head.encode() + b"\n")
-                f.writelines(chunks)
+                f.write(data)
             os.replace(f.name, self.path)  # whole or not at all, for another process reading it meanwhile
-        except (OSError, TypeError, ValueError):  # unwritable, or an argument JSON cannot hold
+        except OSError:
             return False
         return True
 
 
-_store: GlyphStore | None = None
+_stores: list[GlyphStore] = []
 
 
-def open_store(files: list[str]) -> GlyphStore:
-    """The store for glyphs drawn from the font ``files`` (fonts.glyph_store gives this process's); what
-    :func:`settle` writes."""
-    global _store
+def open_store(files: list[str], tag: str) -> GlyphStore:
+    """The store named ``tag`` (fonts.glyph_store: one per frame scale for text and icons, one for shapes,
+    one for text widths) of glyphs drawn from the font ``files``. :func:`settle` writes them."""
     try:
-        path: Path | None = cache_dir() / f"phone-glyphs-{_key(files)}.bin"
+        path: Path | None = cache_dir() / f"phone-glyphs-{tag}-{_key(files)}.bin"
     except OSError:  # a font file went away: draw, keep nothing
         path = None
-    _store = GlyphStore(path)
-    return _store
+    store = GlyphStore(path)
+    _stores.append(store)
+    return store
 
 
 def settle() -> None:
-    """Write what this process drew that the file lacks, if anything (after a frame)."""
-    if _store is not None and _store._new:
-        _store.save()
+    """Write what this process drew that the files lack, if anything (after a frame)."""
+    for store in _stores:
+        if store._new:
+            store.save()

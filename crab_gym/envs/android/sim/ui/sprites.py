@@ -59,13 +59,13 @@ def text_mask(text: str, size: int, medium: bool, scale: float = 1.0) -> tuple[n
     """(alpha mask, dx, dy, advance) of ``text`` in Roboto at ``size`` device pixels, drawn with its
     left-middle at (0, 0) on a frame ``scale`` times the device's size."""
     args = (text, size, medium, scale)
-    stored = fonts.glyph_store().get("text", args)
+    stored = fonts.glyph_store(fonts.scale_tag(scale)).get("text", args)
     if stored is not None:
         return stored
     f = fonts.text_font(size, medium)
     mask, dx, dy = _glyph_mask(f, text, "lm", scale)
     out = mask, dx, dy, int(round(f.getlength(text) * scale))
-    fonts.glyph_store().put("text", args, out)
+    fonts.glyph_store(fonts.scale_tag(scale)).put("text", args, out)
     return out
 
 
@@ -74,10 +74,10 @@ def icon_mask(name: str, size: int, scale: float = 1.0) -> tuple[np.ndarray, int
     """(alpha mask, dx, dy) of a Material icon of ``size`` device pixels whose em box is centred on (0, 0),
     on a frame ``scale`` times the device's size."""
     args = (name, size, scale)
-    stored = fonts.glyph_store().get("icon", args)
+    stored = fonts.glyph_store(fonts.scale_tag(scale)).get("icon", args)
     if stored is None:
         stored = _glyph_mask(fonts.icon_font(size), fonts.glyph(name), "mm", scale)
-        fonts.glyph_store().put("icon", args, stored)
+        fonts.glyph_store(fonts.scale_tag(scale)).put("icon", args, stored)
     return stored
 
 
@@ -94,10 +94,10 @@ def shape_mask(shape: str, w: int, h: int, radius: float = 0.0, line: float = 0.
     pointing), check (a tick), thumb (a circle inset by ``line``).
     """
     args = (shape, w, h, radius, line)
-    stored = fonts.glyph_store().get("shape", args)
+    stored = fonts.glyph_store("shapes").get("shape", args)
     if stored is None:
         stored = _draw_shape(*args)
-        fonts.glyph_store().put("shape", args, stored)
+        fonts.glyph_store("shapes").put("shape", args, stored)
     return stored
 
 
