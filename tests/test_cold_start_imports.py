@@ -40,6 +40,10 @@ def test_a_phones_first_observation_needs_no_pydantic_web_server_or_tls():
     )
     heavy = ("pydantic", "ssl", "http.client", "xml.sax.saxutils", "starlette", "crab_gym.web.server")
     assert _loaded(code, heavy) == []
+    # what only some apps' screens or an adb server use (the home screen and the task's app need none)
+    sim = "crab_gym.envs.android.sim."
+    unused = ("zoneinfo", "html.parser", sim + "adbd.server", sim + "net.page", sim + "ui.webview")
+    assert _loaded(code, unused) == []
     # the first valid step validates its parameters: pydantic then (a sampled action may be invalid, e.g. an
     # action index past the root device's three, and is refused before any model is built)
     step = "a = env.action_space.sample()\nenv.step((0, 0, a[2]))\n"  # the phone's first action: tap
@@ -57,6 +61,19 @@ def test_a_phones_first_observation_loads_no_pillow_once_its_glyphs_are_stored(t
     assert _loaded(code, pillow, env) == list(pillow)  # the first process draws them (and stores them)
     # the next reads them back (ui/glyphstore.py), and nothing else it imports draws or resizes at import
     assert _loaded(code, pillow, env) == []
+
+
+def test_a_phone_only_tapped_and_looked_at_loads_no_shell():
+    code = (
+        "from crab_gym.envs.android.sim import Phone\n"
+        "p = Phone(width=360, height=800)\n"
+        "p.screenshot()\n"
+        "p.tap(180, 400)\n"
+        "p.screenshot()\n"
+    )
+    shell = ("crab_gym.envs.android.sim.shell.builtins", "crab_gym.envs.android.sim.shell.interpreter")
+    assert _loaded(code, shell) == []
+    assert _loaded(code + "p.shell('true')\n", shell) == list(shell)  # the first command line loads it
 
 
 def test_making_a_desktop_env_imports_no_web_server_or_pydantic():
