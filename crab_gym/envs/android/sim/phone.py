@@ -15,7 +15,7 @@ import numpy as np
 
 from .apps import APPS, LAUNCHER, inputs, systemui
 from .net.link import WebLink
-from .storage import db
+from .storage import db, seedcache
 from .storage.fs import Sandbox, Snapshot
 from .storage.readers import Readers
 from .system import alarms, clock, power, procfs, snapshot
@@ -118,7 +118,7 @@ class Phone:
                 if not self._bare:
                     self.fs.wipe(keep=(MARKER,))
                 self._bare = False
-                db.seed_databases(self.fs, self.seed)
+                seedcache.seed(self.fs, self.seed)  # the databases: SQLite, or their bytes kept on disk
                 self.fs.times.settle(at_ms=db.NOW_MS)  # the pristine files' time: the clock's start
                 while len(self._pristine) >= PRISTINE_CACHE:  # keep the most recent seeds only
                     self._pristine.pop(next(iter(self._pristine)))

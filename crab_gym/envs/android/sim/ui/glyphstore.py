@@ -29,15 +29,12 @@ from typing import Any
 
 import numpy as np
 
+from ..storage.seedcache import cache_dir
+
 MAX_BYTES = 4 * 2**20  # the masks a file holds at most (a 96x208 first screen: ~10 kB; 1080x2400: ~0.3 MB)
 KINDS = ("text", "icon", "shape", "width")  # text_mask, icon_mask, shape_mask, text_width
 MAX_SAVES = 3  # writes per process: its first frames' glyphs (say, the RL size and the device's), not all
 MAGIC = "crab-gym phone glyphs 1"
-
-
-def cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/crab-gym``, else ``~/.cache/crab-gym`` (as the desktop's wallpaper)."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "crab-gym"
 
 
 def _key(files: list[str]) -> str:
