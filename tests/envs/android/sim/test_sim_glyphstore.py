@@ -91,3 +91,16 @@ def test_entries_round_trip_and_a_process_writes_a_bounded_number_of_times(tmp_p
     assert glyphstore.GlyphStore(path).get("width", ("b", 1, False)) is None
     path.write_bytes(b"\xff\xfe not json\n")
     assert glyphstore.GlyphStore(path).get("width", ("b", 1, False)) is None
+
+
+def test_the_newest_glyph_files_are_kept(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(glyphstore, "MAX_FILES", 2)
+    for i in range(4):
+        store = glyphstore.GlyphStore(tmp_path / "crab-gym" / f"phone-glyphs-x{i}-key.bin")
+        store.get("width", ("a", 1, False))
+        store.put("width", ("a", 1, False), float(i))
+        assert store.save()
+        os.utime(store.path, (i + 1, i + 1))  # distinct ages, oldest first
+    kept = sorted(p.name for p in (tmp_path / "crab-gym").glob("phone-glyphs-*.bin"))
+    assert kept == ["phone-glyphs-x2-key.bin", "phone-glyphs-x3-key.bin"]

@@ -35,6 +35,16 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "crab-gym"
 
 
+def keep_newest(pattern: str, n: int) -> None:
+    """Delete all but the ``n`` newest files of the cache directory matching ``pattern``."""
+    try:
+        kept = sorted(cache_dir().glob(pattern), key=lambda p: p.stat().st_mtime)
+        for old in kept[:-n]:
+            old.unlink(missing_ok=True)
+    except OSError:  # another process removed one meanwhile, or the directory is not ours to clean
+        pass
+
+
 @cache
 def _key() -> str:
     h = hashlib.sha256(f"{sqlite3.sqlite_version}".encode())
@@ -88,11 +98,9 @@ def _write(path: Path, dirs: list[str], files: dict[str, bytes]) -> None:
             f.write(head.encode() + b"\n")
             f.writelines(files.values())
         os.replace(f.name, path)  # whole or not at all, for another process reading it meanwhile
-        kept = sorted(path.parent.glob("phone-seed-*.bin"), key=lambda p: p.stat().st_mtime)
-        for old in kept[:-MAX_SEEDS]:
-            old.unlink(missing_ok=True)
     except OSError:
-        pass
+        return
+    keep_newest("phone-seed-*.bin", MAX_SEEDS)
 
 
 def seed(fs: Sandbox, seed: int) -> None:

@@ -10,8 +10,9 @@ is named by what it was drawn for (string, size, weight, the frame's scale).
 
 A process writes the file after a screenshot that drew something new (``Phone.screenshot`` calls
 :func:`settle`), at most :data:`MAX_SAVES` times: what it adds is its first frames' glyphs, each time in
-one atomic replace, up to :data:`MAX_BYTES`. A missing, unreadable or malformed file is ignored (the
-glyphs are drawn), and a cache that cannot be written is skipped.
+one atomic replace, up to :data:`MAX_BYTES`; the :data:`MAX_FILES` newest files are kept. A missing,
+unreadable or malformed file is ignored (the glyphs are drawn), and a cache that cannot be written is
+skipped.
 
 Format: a JSON index line (``{name: [shape, offset, extra]}``, the name :func:`entry_key`), then the masks'
 bytes. No pickle: reading a file runs no code from it.
@@ -29,10 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from ..storage.seedcache import cache_dir
+from ..storage.seedcache import cache_dir, keep_newest
 
 MAX_BYTES = 4 * 2**20  # the masks a file holds at most (a 96x208 first screen: ~10 kB; 1080x2400: ~0.3 MB)
 KINDS = ("text", "icon", "shape", "width")  # text_mask, icon_mask, shape_mask, text_width
+MAX_FILES = 24  # glyph files kept in the cache directory (other code's and sizes' too): the newest
 MAX_SAVES = 3  # writes per process: its first frames' glyphs (say, the RL size and the device's), not all
 MAGIC = "crab-gym phone glyphs 1"
 
@@ -154,6 +156,7 @@ class GlyphStore:
             os.replace(f.name, self.path)  # whole or not at all, for another process reading it meanwhile
         except OSError:
             return False
+        keep_newest("phone-glyphs-*.bin", MAX_FILES)
         return True
 
 
