@@ -11,9 +11,7 @@ clients again.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -27,6 +25,7 @@ from crab_gym.envs.desktop.backends.a11y_bus import a11y_bus_address, start_a11y
 from crab_gym.envs.desktop.backends.agent_client import AgentClient
 from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
 from crab_gym.envs.desktop.backends.panel import DESKTOP_NOW, Panel
+from crab_gym.envs.desktop.backends.session_reap import MARKER, kill_all
 from crab_gym.envs.desktop.backends.session_slot import Slot
 from crab_gym.envs.desktop.backends.session_web import SessionWeb
 from crab_gym.envs.desktop.backends.wallpaper import set_root_background, wallpaper
@@ -41,7 +40,6 @@ from crab_gym.envs.desktop.primitives.x11 import X11Display
 TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
 AGENT_SOURCE = Path(__file__).resolve().parent.parent / "session_agent.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
-MARKER = "CRAB_GYM_SESSION"
 XVFB_GROWTH_MB = float(os.environ.get("CRAB_GYM_XVFB_GROWTH_MB", "96"))
 """How far the X server's RSS may grow past its size after the first reset before the session is started
 anew at the next reset: Xvfb keeps the high-water mark of what large apps drew (77 -> 110 MB in an hour of
@@ -68,7 +66,7 @@ class XvfbSession:
         self.slot = Slot()
         self.user = self.slot.user
         self.display_name = ""  # Xvfb picks a free display number at start
-        self.token = secrets.token_hex(8)
+        self.token = self.slot.token
         d = self.slot.dir
         self.home, self.pristine, self.run_dir = d / "home", d / "pristine", d / "run"
         self.keep_dir = self.run_dir / "keep"  # files of the keepers, which outlive resets
@@ -333,19 +331,7 @@ class XvfbSession:
             self.panel.close()
             self._keepers.clear()
         keep = {p.pid for p in self._keepers}
-        deadline = time.monotonic() + 5.0
-        while time.monotonic() < deadline:
-            pids = [p for p in self.session_pids() if p not in keep]
-            if not pids:
-                break
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            self._reap()
-            time.sleep(0.005)
-        self._reap()
+        kill_all(lambda: [p for p in self.session_pids() if p not in keep], self._reap)
         if include_xvfb and self._xvfb is not None:
             self._activity = None  # it watches this X server
             self._xvfb.kill()

@@ -1,0 +1,107 @@
+"""A desktop env's process killed with SIGKILL leaves nothing of its session once the next env starts: no
+process (Xvfb, D-Bus, openbox, the panel, the accessibility bus, an app), no slot record, no HOME, no
+run dir."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from crab_gym.envs.desktop import DesktopEnv
+from crab_gym.envs.desktop.backends.session_reap import read_record, reap_orphans
+from crab_gym.envs.desktop.backends.session_slot import MAX_SLOTS, display_accepts
+from crab_gym.envs.slot_lock import SlotLock
+
+ROOT = Path(__file__).resolve().parents[3]
+SIZE = (640, 400)
+OWNER = f"""
+import json, os, sys, time
+from crab_gym.envs.desktop import DesktopEnv
+d = DesktopEnv(size={SIZE!r})
+d.reset()
+d.open_app("text_editor")
+d.write_file("~/witness.txt", "left by a killed run")
+s = d.session
+pids = s.session_pids() + [s._xvfb.pid]
+def started(p):
+    return open(f"/proc/{{p}}/stat").read().rsplit(")", 1)[1].split()[19]
+print(json.dumps({{"slot": s.slot.index, "home": str(s.home), "display": s.display_name,
+                  "procs": {{p: started(p) for p in pids}},
+                  "names": sorted(open(f"/proc/{{p}}/comm").read().strip() for p in pids)}}), flush=True)
+time.sleep(600)
+"""
+
+
+def _alive(pid: int, started: str) -> bool:
+    """The process ``pid`` that started at ``started`` (clock ticks) is alive and no zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[19] == started and fields[0] != "Z"
+
+
+def _killed_session() -> dict:
+    """Start a desktop env in a process of its own, open an app, then SIGKILL that process."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        line = owner.stdout.readline()  # type: ignore[union-attr]  # stdout=PIPE
+        assert line, "the env process did not start its session"
+        seen = json.loads(line)
+        owner.send_signal(signal.SIGKILL)
+    finally:
+        owner.kill()
+        owner.wait()
+    return seen
+
+
+def _assert_gone(seen: dict) -> None:
+    left = [pid for pid, started in seen["procs"].items() if _alive(int(pid), started)]
+    assert left == [], f"left of the killed session: {left} of {seen['names']}"
+    assert not (Path(seen["home"]) / "witness.txt").exists()
+    assert not display_accepts(int(seen["display"][1:]))
+    record = read_record(seen["slot"])
+    assert record is None or record.pid == os.getpid()  # freed, or taken by the new env
+    if record is None:
+        lock = SlotLock("slot", [seen["slot"]])
+        assert lock.index == seen["slot"]  # nobody holds it
+        lock.release()
+
+
+@pytest.fixture
+def desktop():
+    d = DesktopEnv(size=SIZE)
+    yield d
+    d.close()
+
+
+def test_a_sigkilled_env_leaves_nothing_once_the_next_env_starts(desktop):
+    below = SlotLock("slot", range(MAX_SLOTS))  # held while the owner starts: it takes a higher slot ...
+    try:
+        seen = _killed_session()
+    finally:
+        below.release()  # ... and the new env a lower one (the dead owner's slot is not the one it takes)
+    assert {"Xvfb", "openbox", "dbus-daemon", "mousepad"} <= set(seen["names"]), seen["names"]
+    alive = [pid for pid, started in seen["procs"].items() if _alive(int(pid), started)]
+    assert len(alive) == len(
+        seen["procs"]
+    )  # the kill alone ended none of them: they are sessions of their own
+    desktop.reset()
+    _assert_gone(seen)
+
+
+def test_the_next_slot_allocation_reaps_a_dead_owners_session():
+    """reap_orphans (run by every slot allocation, whichever slot it then takes) ends the dead owner's
+    session and frees its slot; a second call finds nothing."""
+    seen = _killed_session()
+    assert seen["slot"] in reap_orphans()
+    _assert_gone(seen)
+    assert seen["slot"] not in reap_orphans()
