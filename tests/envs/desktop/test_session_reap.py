@@ -9,14 +9,16 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from crab_gym.envs.desktop import DesktopEnv
-from crab_gym.envs.desktop.backends.session_reap import read_record, reap_orphans
+from crab_gym.envs.desktop.backends.session_reap import MARKER, Owner, read_record, reap_orphans
 from crab_gym.envs.desktop.backends.session_slot import MAX_SLOTS, display_accepts
-from crab_gym.envs.slot_lock import SlotLock
+from crab_gym.envs.desktop.primitives.procs import marker_pids
+from crab_gym.envs.slot_lock import SlotLock, lock_dir
 
 ROOT = Path(__file__).resolve().parents[3]
 SIZE = (640, 400)
@@ -105,3 +107,64 @@ def test_the_next_slot_allocation_reaps_a_dead_owners_session():
     assert seen["slot"] in reap_orphans()
     _assert_gone(seen)
     assert seen["slot"] not in reap_orphans()
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_an_interrupted_validate_leaves_no_session_once_the_next_env_starts(desktop, sig):
+    """`crab-gym tasks validate --jobs 2` interrupted (Ctrl-C to its process group, or SIGTERM as `timeout`
+    sends) while its workers' desktops run: nothing of them is left once the next env has started."""
+    before = set(lock_dir().glob("slot*.owner"))
+    cmd = [
+        sys.executable,
+        "-m",
+        "crab_gym.cli",
+        "tasks",
+        "validate",
+        "calc_sum_column-0",
+        "calc_sum_column-1",
+    ]
+    run = subprocess.Popen(
+        [*cmd, "--jobs", "2"],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        records: list[Owner] = []
+        deadline = time.monotonic() + 120
+        while len(records) < 2 and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.2)
+            records = [r for p in set(lock_dir().glob("slot*.owner")) - before if (r := _record(p))]
+        assert len(records) == 2, "the validate workers took no desktop slots"
+        time.sleep(3)  # their sessions start (or run a task)
+        os.killpg(run.pid, sig)
+        run.wait(60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    deadline = time.monotonic() + 60
+    while any(_running(r.pid) for r in records) and time.monotonic() < deadline:
+        time.sleep(0.2)  # a worker closing its env after Ctrl-C
+    desktop.reset()
+    for r in records:
+        assert not _running(r.pid)
+        assert marker_pids(f"{MARKER}={r.token}".encode()) == [], f"left of the session of worker {r.pid}"
+        slot = int(Path(r.dir).name[1:])
+        now = read_record(slot)
+        assert now is None or now.token != r.token
+        assert now is not None or not Path(r.dir).exists()
+
+
+def _record(path: Path) -> Owner | None:
+    return read_record(int(path.name[len("slot") : -len(".owner")]))
