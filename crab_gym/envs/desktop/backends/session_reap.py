@@ -58,12 +58,16 @@ def read_record(index: int) -> Owner | None:
     """The slot's owner record; None if there is none or it cannot be read (then it is removed)."""
     path = record_path(index)
     try:
-        return Owner(**json.loads(path.read_text()))
+        owner = Owner(**json.loads(path.read_text()))
+        types = {"pid": int, "token": str, "uid": int, "dedicated": bool, "dir": str}
+        if all(isinstance(getattr(owner, k), t) for k, t in types.items()):
+            return owner
     except FileNotFoundError:
         return None
     except (OSError, ValueError, TypeError):
-        path.unlink(missing_ok=True)
-        return None
+        pass
+    path.unlink(missing_ok=True)
+    return None
 
 
 def clear_record(index: int) -> None:
