@@ -1,5 +1,6 @@
 """A phone process killed with SIGKILL leaves no ``/tmp/crab-phone-*`` directory behind once the next phone is
-made (its sandbox and its web's state); a live process's directories are left alone."""
+made in a process that has not swept for ``SWEEP_EVERY`` seconds (its sandbox and its web's state); a live
+process's directories are left alone."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from crab_gym.envs.android.sim import Phone
+from crab_gym.envs.android.sim.storage import owned_tmp
 from crab_gym.envs.android.sim.storage.owned_tmp import OwnedTempDir, sweep
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -31,7 +33,8 @@ def _ours(pid: int) -> list[str]:
     return sorted(glob.glob(f"{tempfile.gettempdir()}/crab-phone-p{pid}-*"))
 
 
-def test_a_sigkilled_phone_workers_directories_go_at_the_next_phone():
+def test_a_sigkilled_phone_workers_directories_go_at_the_next_phone(monkeypatch):
+    monkeypatch.setattr(owned_tmp, "SWEEP_EVERY", 0.0)  # this process may have swept a moment ago
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     worker = subprocess.Popen(
         [sys.executable, "-c", WORKER, tempfile.gettempdir()], stdout=subprocess.PIPE, text=True, env=env

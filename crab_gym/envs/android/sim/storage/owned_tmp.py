@@ -2,8 +2,10 @@
 
 Each directory is ``<tmp>/<prefix>p<pid>-<random><suffix>`` and holds an ``flock`` on itself while its process
 lives; the kernel frees it however the process dies (SIGKILL included). Making a directory first removes the
-ones of the same prefix whose lock is free: their owner died before it could clean up. A directory is made
-hidden and only gets its name once locked, so no sweep ever sees one that is still being set up.
+ones of the same prefix whose lock is free: their owner died before it could clean up (at most every
+``SWEEP_EVERY`` seconds per process: a sweep lists the whole temp dir, milliseconds when it holds thousands of
+entries, and a worker makes many phones). A directory is made hidden and only gets its name once locked, so
+no sweep ever sees one that is still being set up.
 """
 
 from __future__ import annotations
@@ -13,8 +15,12 @@ import os
 import re
 import shutil
 import tempfile
+import time
 import weakref
 from pathlib import Path
+
+SWEEP_EVERY = 30.0
+_swept: dict[str, float] = {}  # prefix -> when this process last swept it (time.monotonic)
 
 
 def sweep(prefix: str, parent: str | None = None) -> list[str]:
@@ -58,7 +64,9 @@ class OwnedTempDir:
     :meth:`cleanup`, when garbage-collected, at exit, or by the next one made after this process died."""
 
     def __init__(self, prefix: str, suffix: str = "") -> None:
-        sweep(prefix)
+        if time.monotonic() - _swept.get(prefix, -SWEEP_EVERY) >= SWEEP_EVERY:
+            _swept[prefix] = time.monotonic()
+            sweep(prefix)
         hidden = tempfile.mkdtemp(suffix, prefix=f".{prefix}p{os.getpid()}-")
         fd = os.open(hidden, os.O_RDONLY | os.O_DIRECTORY)
         fcntl.flock(fd, fcntl.LOCK_EX)  # nobody else knows the hidden name: never blocks
