@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401  (their 
 from .shell.interpreter import Shell
 from .storage import db
 from .storage.fs import Sandbox, Snapshot
+from .storage.owned_tmp import OwnedTempDir
 from .storage.readers import Readers
 from .system import (  # noqa: F401  (their commands register on import)
     alarms,  # noqa: F401
@@ -85,7 +85,7 @@ class Phone:
         self.status_h, self.nav_h = int(round(110 * s)), int(round(130 * s))
         self._tmp = None
         if root is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="crab-phone-")
+            self._tmp = OwnedTempDir("crab-phone-")  # a killed process's is removed by the next
             root = self._tmp.name
         root = Path(root)
         if root.exists() and any(root.iterdir()) and not (root / MARKER).exists():
