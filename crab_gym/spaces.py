@@ -321,10 +321,10 @@ class UniformBox(spaces.Box):
     keeps four full-size arrays (low, high and whether each is bounded; 12 MB for a 1280x800 RGB screen)."""
 
     def _cast_low(self, low: Any, dtype_min: Any) -> tuple[np.ndarray, np.ndarray]:
-        return np.broadcast_to(self.dtype.type(low), self.shape), np.broadcast_to(np.True_, self.shape)
+        return np.broadcast_to(np.array(low, self.dtype), self.shape), np.broadcast_to(np.True_, self.shape)
 
     def _cast_high(self, high: Any, dtype_max: Any) -> tuple[np.ndarray, np.ndarray]:
-        return np.broadcast_to(self.dtype.type(high), self.shape), np.broadcast_to(np.True_, self.shape)
+        return np.broadcast_to(np.array(high, self.dtype), self.shape), np.broadcast_to(np.True_, self.shape)
 
 
 def observation_space(
