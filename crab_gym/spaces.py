@@ -319,6 +319,17 @@ def screen_obs(
     return out
 
 
+class UniformBox(spaces.Box):
+    """A ``Box`` whose bounds are one value each, held as read-only broadcast views of that value: gymnasium
+    keeps four full-size arrays (low, high and whether each is bounded; 12 MB for a 1280x800 RGB screen)."""
+
+    def _cast_low(self, low: Any, dtype_min: Any) -> tuple[np.ndarray, np.ndarray]:
+        return np.broadcast_to(np.array(low, self.dtype), self.shape), np.broadcast_to(np.True_, self.shape)
+
+    def _cast_high(self, high: Any, dtype_max: Any) -> tuple[np.ndarray, np.ndarray]:
+        return np.broadcast_to(np.array(high, self.dtype), self.shape), np.broadcast_to(np.True_, self.shape)
+
+
 def observation_space(
     subenvs: Sequence[SubEnv], screens: Mapping[str, ScreenObs] | None = None, video_frames: int = 0
 ) -> spaces.Dict:
@@ -330,9 +341,9 @@ def observation_space(
     for s in subenvs:
         if s.name in screens:
             shape = screens[s.name].shape
-            device: dict[str, spaces.Space] = {"screen": spaces.Box(0, 255, shape, np.uint8)}
+            device: dict[str, spaces.Space] = {"screen": UniformBox(0, 255, shape, np.uint8)}
             if video_frames:
-                device["video"] = spaces.Box(0, 255, (video_frames, *shape), np.uint8)
+                device["video"] = UniformBox(0, 255, (video_frames, *shape), np.uint8)
                 device["video_frames"] = spaces.Box(0, video_frames, (), np.int64)
             entries[s.name] = spaces.Dict(device)
     return spaces.Dict(entries)

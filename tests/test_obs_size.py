@@ -3,6 +3,8 @@ and the Gymnasium and SB3 checkers on Crab-v0 (desktop + phone)."""
 
 from __future__ import annotations
 
+import pickle
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -63,6 +65,24 @@ def test_shapes_and_dtypes(obs_size, shape):
         assert obs2["android"]["screen"] is not screen and np.array_equal(obs2["android"]["screen"], screen)
         assert env.unwrapped.last_screens()["android"].shape == (2400, 1080, 3)
         assert env.render().shape == (2400, 1080, 3), "render() stays full size"
+    finally:
+        env.close()
+
+
+def test_a_screen_space_keeps_its_bounds_as_views_and_acts_as_a_box():
+    """A screen's Box holds low and high as broadcast views of one value, not four full-size arrays (7.8 MB
+    each at 2400x1080x3), and compares, checks, samples and pickles as gymnasium's Box does."""
+    env = make()
+    try:
+        screen = env.observation_space["android"]["screen"]
+        obs, _ = env.reset(seed=0)
+        box = gym.spaces.Box(0, 255, screen.shape, np.uint8)
+        for bounds in (screen.low, screen.high, screen.bounded_below, screen.bounded_above):
+            assert bounds.shape == screen.shape and bounds.strides == (0, 0, 0)
+        assert screen == box and box == screen and screen.is_bounded()
+        assert screen.contains(obs["android"]["screen"]) and screen.contains(screen.sample())
+        assert not screen.contains(obs["android"]["screen"].astype(np.int16) + 256)
+        assert pickle.loads(pickle.dumps(screen)) == box
     finally:
         env.close()
 

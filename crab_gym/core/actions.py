@@ -8,18 +8,18 @@ renders itself as an OpenAI-style tool schema.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import inspect
 import pickle
 import re
-import types
-import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, overload
+from typing import TYPE_CHECKING, Annotated, Any, Literal, overload
 
 import docstring_parser
+
+from crab_gym.core.action_params import Bounds, ParamCheck, build_params_model
+from crab_gym.core.action_schema import clean_schema, expected, short_repr
 
 if TYPE_CHECKING:  # pydantic is imported when an action's model is first built (params_model)
     import pydantic
@@ -37,31 +37,12 @@ __all__ = [
     "Typable",
     "TypedText",
     "action",
+    "build_params_model",
 ]
 
 
 class InvalidAction(ValueError):
     """Bad action parameters; the message names the action, the parameter and what would be valid."""
-
-
-@dataclass(frozen=True)
-class Bounds:
-    """A parameter's limits in its ``Annotated`` type, as pydantic's ``Field(ge=..., le=..., min_length=...,
-    max_length=...)`` gives them, without importing pydantic until an action's model is built (a phone's
-    first observation needs none). The action space reads them too (crab_gym.spaces)."""
-
-    ge: float | None = None
-    le: float | None = None
-    min_length: int | None = None
-    max_length: int | None = None
-
-
-@dataclass(frozen=True)
-class ParamCheck:
-    """A parameter's check in its ``Annotated`` type, run on the value after its type's own (pydantic's
-    ``AfterValidator``); it returns the value or raises ValueError."""
-
-    fn: Callable[[Any], Any]
 
 
 Unit = Annotated[float, Bounds(ge=0, le=1)]
@@ -163,7 +144,7 @@ class ActionSpec:
         if not isinstance(params, Mapping):
             raise InvalidAction(
                 f"{self.name}: parameters must be a mapping of name to value "
-                f"({self._signature_hint()}); got {_short_repr(params)}"
+                f"({self._signature_hint()}); got {short_repr(params)}"
             )
         if ignore_extra:
             names = set(self.param_names)
@@ -191,7 +172,7 @@ class ActionSpec:
 
     def parameters_schema(self) -> dict[str, Any]:
         """JSON schema of the parameters object: inlined, untitled, closed to unknown keys."""
-        schema = _clean_schema(self.params_model().model_json_schema())
+        schema = clean_schema(self.params_model().model_json_schema())
         schema.setdefault("properties", {})
         schema["required"] = [p.name for p in self.params if p.required]
         schema["additionalProperties"] = False
@@ -240,13 +221,13 @@ class ActionSpec:
             if err["type"] == "extra_forbidden":
                 reasons[pname] = f"unknown parameter {pname!r}; {self._signature_hint()}"
             elif err["type"] == "missing" and len(loc) == 1:
-                reasons[pname] = f"parameter {pname!r} is required: {_expected(props.get(pname, {}))}"
+                reasons[pname] = f"parameter {pname!r} is required: {expected(props.get(pname, {}))}"
             else:
                 where = " ".join(f"item {part}" if isinstance(part, int) else repr(part) for part in loc[1:])
                 detail = f"at {where}: {err['msg']}" if where else err["msg"]
                 reasons[pname] = (
-                    f"parameter {pname!r} must be {_expected(props.get(pname, {}))}; "
-                    f"got {_short_repr(given.get(pname))} ({detail})"
+                    f"parameter {pname!r} must be {expected(props.get(pname, {}))}; "
+                    f"got {short_repr(given.get(pname))} ({detail})"
                 )
         return f"{self.name}: " + "; ".join(reasons.values())
 
@@ -312,150 +293,3 @@ def _build_spec(fn: Callable[..., Any], name: str) -> ActionSpec:
     if stale:
         raise TypeError(f"{where}: docstring documents unknown parameter(s) {sorted(stale)}")
     return ActionSpec(name=name, description=description, fn=fn, params=tuple(params))
-
-
-def build_params_model(name: str, params: Sequence[ParamSpec]) -> type[pydantic.BaseModel]:
-    """A pydantic model named ``name`` with one field per parameter, closed to unknown keys.
-
-    Built when an action is first validated or described, not at decoration: each model takes milliseconds
-    to build, and a process that drives one device needs none of the other devices' models. :class:`Bounds`
-    and :class:`ParamCheck` in the annotations become pydantic's ``Field`` and ``AfterValidator``.
-    """
-    import pydantic
-
-    fields: dict[str, Any] = {
-        p.name: (
-            pydantic_type(p.annotation),
-            pydantic.Field(... if p.required else p.default, description=p.description),
-        )
-        for p in params
-    }
-    return pydantic.create_model(name, __config__=pydantic.ConfigDict(extra="forbid"), **fields)
-
-
-def pydantic_type(annotation: Any) -> Any:
-    """``annotation`` with every :class:`Bounds` and :class:`ParamCheck` in it (nested in tuples, lists and
-    unions too) replaced by the pydantic metadata it stands for."""
-    import pydantic
-
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is Annotated:
-        meta: list[Any] = []
-        for m in annotation.__metadata__:
-            if isinstance(m, Bounds):
-                meta.append(
-                    pydantic.Field(**{k: v for k, v in dataclasses.asdict(m).items() if v is not None})
-                )
-            elif isinstance(m, ParamCheck):
-                meta.append(pydantic.AfterValidator(m.fn))
-            else:
-                meta.append(m)
-        return Annotated[(pydantic_type(args[0]), *meta)]
-    if not args or origin is Literal:
-        return annotation
-    new = tuple(pydantic_type(a) for a in args)
-    if all(n is a for n, a in zip(new, args, strict=True)):
-        return annotation
-    if origin in (Union, types.UnionType):
-        return Union[new]  # noqa: UP007 - a union built from a tuple of types
-    return origin[new]
-
-
-# -- JSON schema helpers ---------------------------------------------------------------------------------
-
-_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
-_SCHEMA_LISTS = ("prefixItems", "anyOf", "allOf", "oneOf")
-_SCHEMA_ONE = ("items", "additionalProperties", "not", "contains")
-
-
-def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Inline ``$ref``s, drop ``title`` keywords, and turn uniform ``prefixItems`` into ``items``."""
-    defs = {**schema.get("$defs", {}), **schema.get("definitions", {})}
-
-    def clean(node: Any) -> Any:
-        if not isinstance(node, dict):
-            return node
-        if "$ref" in node:
-            target = defs[node["$ref"].rsplit("/", 1)[-1]]
-            node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            if key in ("title", "$defs", "definitions"):
-                continue
-            if key in _SCHEMA_MAPS and isinstance(value, dict):
-                out[key] = {k: clean(v) for k, v in value.items()}
-            elif key in _SCHEMA_LISTS and isinstance(value, list):
-                out[key] = [clean(v) for v in value]
-            elif key in _SCHEMA_ONE:
-                out[key] = clean(value)
-            else:
-                out[key] = value
-        prefix = out.get("prefixItems")
-        if prefix and "items" not in out and all(item == prefix[0] for item in prefix):
-            out["items"] = out.pop("prefixItems")[0]
-        return out
-
-    result: dict[str, Any] = clean(schema)
-    return result
-
-
-_NOUNS = {"number": "number", "integer": "integer", "string": "string", "boolean": "boolean", "null": "null"}
-
-
-def _noun(schema: Mapping[str, Any], plural: bool = False) -> str:
-    """A noun phrase for a JSON schema: 'number in [0, 1]', 'strings', "one of 'up', 'down'"."""
-    if "enum" in schema:
-        return "one of " + ", ".join(repr(v) for v in schema["enum"])
-    if "const" in schema:
-        return f"exactly {schema['const']!r}"
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return " or ".join(_noun(s, plural) for s in schema[key])
-    kind = schema.get("type")
-    if kind == "array":
-        item = schema.get("items") or {}
-        n_min, n_max = schema.get("minItems"), schema.get("maxItems")
-        count = f"{n_min} " if n_min is not None and n_min == n_max else ""
-        lists = "lists" if plural else "list"
-        return f"{lists} of {count}{_noun(item, plural=True)}" if item else lists
-    if kind == "object":
-        return "objects" if plural else "object"
-    base = _NOUNS.get(str(kind), "value")
-    if plural:
-        base += "s"
-    if kind == "string" and schema.get("minLength"):
-        base = "non-empty " + base
-    lo = schema.get("minimum", schema.get("exclusiveMinimum"))
-    hi = schema.get("maximum", schema.get("exclusiveMaximum"))
-    if lo is not None and hi is not None:
-        left = "(" if "exclusiveMinimum" in schema else "["
-        right = ")" if "exclusiveMaximum" in schema else "]"
-        base += f" in {left}{lo}, {hi}{right}"
-    elif lo is not None:
-        base += f" {'>' if 'exclusiveMinimum' in schema else '>='} {lo}"
-    elif hi is not None:
-        base += f" {'<' if 'exclusiveMaximum' in schema else '<='} {hi}"
-    return base
-
-
-def _expected(schema: Mapping[str, Any]) -> str:
-    """What a valid value looks like, as the object of 'must be ...'."""
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return " or ".join(_expected(s) for s in schema[key])
-    if schema.get("type") == "null":
-        return "null"
-    if schema.get("type") == "array":
-        item = schema.get("items") or {}
-        n_min, n_max = schema.get("minItems"), schema.get("maxItems")
-        if item and n_min is not None and n_min == n_max:
-            return f"{n_min} {_noun(item, plural=True)}"
-    phrase = _noun(schema)
-    if phrase.startswith(("one of", "exactly")):
-        return phrase
-    return ("an " if phrase[0] in "aeiou" else "a ") + phrase
-
-
-def _short_repr(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -36,6 +36,11 @@ class SlotLock:
             self.index, self._fd = n, fd
             return
 
+    @property
+    def held(self) -> bool:
+        """True until :meth:`release`."""
+        return self._fd >= 0
+
     def release(self) -> None:
         """Free the slot (idempotent)."""
         if self._fd >= 0:

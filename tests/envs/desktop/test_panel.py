@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -179,3 +180,13 @@ def test_panel_survives_resets_and_is_restarted_when_killed(env):
     env.reset(seed=0, options={"task": TASK})
     assert session.panel.pid != pid and session.panel.alive()
     assert "Applications" in {m.name for m in env.marks["ubuntu"]}
+
+
+def test_neither_xvfb_nor_the_panel_loads_a_gl_driver(env):
+    """Xvfb runs without GLX: with it, Xvfb and every GTK client that probes GLX (the panel, the apps) map
+    Mesa's software driver and LLVM, about 14 MB of PSS each (docs/scale.md, density)."""
+    env.reset(seed=0, options={"task": TASK})
+    session = _desk(env).session
+    for pid in (session.identity()["xvfb_pid"], session.panel.pid):
+        maps = Path(f"/proc/{pid}/maps").read_text()
+        assert "_dri.so" not in maps and "libLLVM" not in maps, Path(f"/proc/{pid}/cmdline").read_text()

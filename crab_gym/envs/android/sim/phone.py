@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from .apps import APPS, LAUNCHER, inputs, systemui
 from .net.link import WebLink
 from .storage import db, seedcache
 from .storage.fs import Sandbox, Snapshot
+from .storage.owned_tmp import OwnedTempDir
 from .storage.readers import Readers
 from .system import alarms, clock, power, procfs, snapshot
 from .system.logcat import activity_started
@@ -80,7 +80,7 @@ class Phone:
         self.status_h, self.nav_h = int(round(110 * s)), int(round(130 * s))
         self._tmp = None
         if root is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="crab-phone-")
+            self._tmp = OwnedTempDir("crab-phone-")  # a killed process's is removed by the next
             root = self._tmp.name
         root = Path(root)
         used = root.exists() and any(root.iterdir())

@@ -1,11 +1,13 @@
 """Where a desktop session lives: a slot (a machine-wide file lock) gives it a display number, a system user
 of its own (when we are root), a network namespace with only loopback, a mount namespace whose /etc/hosts
-names the offline web (``session_web.py``), and a directory under ``RUN_ROOT``."""
+names the offline web (``session_web.py``), and a directory under ``RUN_ROOT``. Taking a slot first ends the
+sessions whose owner died (``session_reap.py``)."""
 
 from __future__ import annotations
 
 import os
 import pwd
+import secrets
 import shutil
 import subprocess
 import time
@@ -14,6 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crab_gym.envs.base import DeviceError
+from crab_gym.envs.desktop.backends.session_reap import (
+    PREFIX,
+    Owner,
+    clear_record,
+    end_session,
+    reap_orphans,
+    write_record,
+)
 from crab_gym.envs.desktop.backends.session_web import ensure_hosts_mntns
 from crab_gym.envs.desktop.primitives.x11 import X11Display
 from crab_gym.envs.slot_lock import SlotLock
@@ -81,16 +91,23 @@ class Slot:
 
     def __init__(self) -> None:
         RUN_ROOT.mkdir(parents=True, exist_ok=True)
-        self._lock = SlotLock("slot", range(MAX_SLOTS))
+        reap_orphans()
+        self._lock = SlotLock(PREFIX, range(MAX_SLOTS))
         if self._lock.index is None:
             raise DeviceError(f"no free desktop slot (all {MAX_SLOTS} are in use)")
         n = self.index = self._lock.index
+        end_session(n)  # its owner died after reap_orphans() looked
         self.dir = RUN_ROOT / f"s{n}"
+        self.token = secrets.token_hex(8)  # the session's marker value
         self.user = _ensure_user(f"crabgym-s{n}")
+        write_record(n, Owner(os.getpid(), self.token, self.user.uid, self.user.dedicated, str(self.dir)))
         self.netns = _ensure_netns(f"crabgym-s{n}") if self.user.dedicated else None
         self.mntns = ensure_hosts_mntns(f"crabgym-s{n}") if self.netns else None
 
     def release(self) -> None:
+        """Free the slot once its session is gone (idempotent)."""
+        if self._lock.index is not None and self._lock.held:
+            clear_record(self._lock.index)
         self._lock.release()
 
 

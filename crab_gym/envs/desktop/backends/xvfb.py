@@ -11,22 +11,21 @@ clients again.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from crab_gym.envs.base import DeviceError
-from crab_gym.envs.desktop.backends.a11y_bus import a11y_bus_address, start_a11y_bus
+from crab_gym.envs.desktop.backends.a11y_bus import start_a11y_bus
 from crab_gym.envs.desktop.backends.agent_client import AgentClient
 from crab_gym.envs.desktop.backends.base import DESCRIPTION, HOME_FOLDERS
 from crab_gym.envs.desktop.backends.panel import DESKTOP_NOW, Panel
+from crab_gym.envs.desktop.backends.session_process import SessionProcesses
+from crab_gym.envs.desktop.backends.session_reap import kill_all
 from crab_gym.envs.desktop.backends.session_slot import Slot
 from crab_gym.envs.desktop.backends.session_web import SessionWeb
 from crab_gym.envs.desktop.backends.wallpaper import set_root_background, wallpaper
@@ -35,13 +34,11 @@ from crab_gym.envs.desktop.primitives.apps import app_argv
 from crab_gym.envs.desktop.primitives.cpu import SessionActivity
 from crab_gym.envs.desktop.primitives.files import list_dir, read_limited, resolve, stat_of
 from crab_gym.envs.desktop.primitives.launch import LaunchWatch, launcher_exits
-from crab_gym.envs.desktop.primitives.procs import Process, marker_pids, process_table, user_pids
 from crab_gym.envs.desktop.primitives.x11 import X11Display
 
 TEMPLATE_HOME = Path(__file__).resolve().parent.parent / "session" / "home"
 AGENT_SOURCE = Path(__file__).resolve().parent.parent / "session_agent.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
-MARKER = "CRAB_GYM_SESSION"
 XVFB_GROWTH_MB = float(os.environ.get("CRAB_GYM_XVFB_GROWTH_MB", "96"))
 """How far the X server's RSS may grow past its size after the first reset before the session is started
 anew at the next reset: Xvfb keeps the high-water mark of what large apps drew (77 -> 110 MB in an hour of
@@ -49,7 +46,7 @@ random actions), and a session that runs for days must not carry that up without
 REQUIRED_PROGRAMS = ("Xvfb", "xauth", "xhost", "dbus-daemon", "openbox", "rofi")
 
 
-class XvfbSession:
+class XvfbSession(SessionProcesses):
     """One live X session. ``start()`` once, ``reset()`` per episode, ``close()`` at the end."""
 
     description = (
@@ -68,7 +65,7 @@ class XvfbSession:
         self.slot = Slot()
         self.user = self.slot.user
         self.display_name = ""  # Xvfb picks a free display number at start
-        self.token = secrets.token_hex(8)
+        self.token = self.slot.token
         d = self.slot.dir
         self.home, self.pristine, self.run_dir = d / "home", d / "pristine", d / "run"
         self.keep_dir = self.run_dir / "keep"  # files of the keepers, which outlive resets
@@ -195,111 +192,7 @@ class XvfbSession:
             shutil.rmtree(self.slot.dir, ignore_errors=True)
         self.slot.release()
 
-    # ---- processes ----------------------------------------------------------------------------
-    def env(self) -> dict[str, str]:
-        """The environment every session process gets."""
-        return {
-            "HOME": str(self.home),
-            "USER": self.user.name,
-            "LOGNAME": self.user.name,
-            "SHELL": "/bin/bash",
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "DISPLAY": self.display_name,
-            "XAUTHORITY": str(self.run_dir / "Xauthority"),
-            "XDG_RUNTIME_DIR": str(self.run_dir),
-            "XDG_SESSION_TYPE": "x11",
-            "DBUS_SESSION_BUS_ADDRESS": f"unix:path={self.run_dir / 'bus'}",
-            "AT_SPI_BUS_ADDRESS": a11y_bus_address(self.keep_dir),
-            "GDK_BACKEND": "x11",
-            "NO_AT_BRIDGE": "0",
-            "GNOME_ACCESSIBILITY": "1",
-            # GTK 2 apps (GIMP 2.10) reach AT-SPI through these modules; GTK 3 has both built in, skips them
-            "GTK_MODULES": "gail:atk-bridge",
-            "QT_ACCESSIBILITY": "1",
-            "SAL_USE_VCLPLUGIN": "gtk3",
-            "LIBGL_ALWAYS_SOFTWARE": "1",
-            "GSETTINGS_BACKEND": "dconf",
-            "MOZ_LEGACY_PROFILES": "1",  # Firefox takes the profile profiles.ini marks (session_web.py)
-            MARKER: self.token,
-        } | (SessionWeb.env(self.home) if self.web or self._web_pending else {})
-
-    def _as_session(self, argv: Sequence[str], cwd: Path) -> tuple[list[str], dict]:
-        """The command line and Popen arguments that run ``argv`` in ``cwd`` as the session user, inside the
-        slot's network (and /etc/hosts) namespaces when it has them (nsenter enters them, then drops to the
-        user: no supplementary groups, no capabilities)."""
-        netns, mnt = self.slot.netns, self.slot.mntns
-        if netns is None:
-            return list(argv), self.user_kwargs()
-        u, nsenter = self.user, shutil.which("nsenter") or "/usr/bin/nsenter"
-        ns = [f"--net={netns}", *([f"--mount={mnt}", f"--wdns={cwd}"] if mnt else [])]
-        return [nsenter, *ns, f"--setgid={u.gid}", f"--setuid={u.uid}", "--", *argv], {}
-
-    def user_kwargs(self) -> dict:
-        if not self.user.dedicated:
-            return {}
-        return {"user": self.user.uid, "group": self.user.gid, "extra_groups": []}
-
-    def spawn(
-        self,
-        argv: Sequence[str],
-        *,
-        log: str | None = None,
-        cwd: Path | None = None,
-        pipes: bool = False,
-        env: dict[str, str] | None = None,
-    ) -> subprocess.Popen:
-        """Start a process inside the session, as the session user, detached from us. ``log`` names its log
-        file under the run dir; ``pipes`` gives it our pipes as stdin and stdout; ``env`` adds variables."""
-        logfile = open(self.run_dir / f"{log or Path(argv[0]).name}.log", "ab")  # noqa: SIM115
-        cmd, as_user = self._as_session(argv, cwd or self.home)
-        proc = subprocess.Popen(
-            cmd,
-            env={**self.env(), **(env or {})},
-            cwd=cwd or self.home,
-            stdin=subprocess.PIPE if pipes else subprocess.DEVNULL,
-            stdout=subprocess.PIPE if pipes else logfile,
-            stderr=logfile if pipes else subprocess.STDOUT,
-            start_new_session=True,
-            **as_user,
-        )
-        logfile.close()  # the child has its own descriptor; ours would pile up, one per spawn (every reset)
-        self._children.append(proc)
-        return proc
-
-    def run(self, argv: Sequence[str], timeout: float = 10.0, input: bytes | None = None):
-        """Run a named command inside the session and wait for it (used for setup and state reads)."""
-        cwd = self.home if self.home.exists() else self.run_dir
-        cmd, as_user = self._as_session(argv, cwd)
-        return subprocess.run(
-            cmd,
-            env=self.env(),
-            cwd=cwd,
-            input=input,
-            capture_output=True,
-            timeout=timeout,
-            **as_user,
-        )
-
-    def session_pids(self) -> list[int]:
-        """Processes that belong to this session (by uid when it has its own user, else by marker)."""
-        exclude = {os.getpid(), self._xvfb.pid if self._xvfb else -1}
-        if self.user.dedicated:
-            return user_pids(self.user.uid, exclude)
-        return marker_pids(f"{MARKER}={self.token}".encode(), exclude)
-
-    def processes(self) -> list[Process]:
-        return process_table(self.session_pids())
-
-    def kill(self, pid: int, sig: int) -> bool:
-        if pid not in self.session_pids():
-            return False
-        try:
-            os.kill(pid, sig)
-            return True
-        except ProcessLookupError:
-            return False
-
+    # ---- apps, the launcher, settling -----------------------------------------------------------
     def spawn_app(self, app: str, args: Sequence[str]) -> None:
         self.spawn(app_argv(app, args))
 
@@ -333,19 +226,7 @@ class XvfbSession:
             self.panel.close()
             self._keepers.clear()
         keep = {p.pid for p in self._keepers}
-        deadline = time.monotonic() + 5.0
-        while time.monotonic() < deadline:
-            pids = [p for p in self.session_pids() if p not in keep]
-            if not pids:
-                break
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            self._reap()
-            time.sleep(0.005)
-        self._reap()
+        kill_all(lambda: [p for p in self.session_pids() if p not in keep], self._reap)
         if include_xvfb and self._xvfb is not None:
             self._activity = None  # it watches this X server
             self._xvfb.kill()
@@ -397,27 +278,6 @@ class XvfbSession:
         )
         if res.returncode != 0:
             raise DeviceError(f"dbus-daemon failed: {res.stderr.decode(errors='replace')}")
-
-    def wait_for(self, cond, timeout: float, what: str, proc: subprocess.Popen | None = None) -> None:
-        deadline = time.monotonic() + timeout
-        while not cond():
-            if proc is not None and proc.poll() is not None:
-                logs = sorted(self.run_dir.glob("*.log"), key=lambda f: f.stat().st_mtime)
-                tail = logs[-1].read_text(errors="replace")[-300:].strip() if logs else ""
-                raise DeviceError(f"{what} exited with {proc.returncode}: {tail}")
-            if time.monotonic() > deadline:
-                raise DeviceError(f"{what} not ready after {timeout:.0f} s")
-            time.sleep(0.005)
-
-    def chown(self, path: Path) -> None:
-        """Give a file (or a tree) we created to the session user."""
-        if not self.user.dedicated:
-            return
-        os.chown(path, self.user.uid, self.user.gid, follow_symlinks=False)
-        if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                for n in dirs + files:
-                    os.chown(os.path.join(root, n), self.user.uid, self.user.gid, follow_symlinks=False)
 
     # ---- helpers used by the sub-env ----------------------------------------------------------
     def agent_client(self) -> AgentClient:

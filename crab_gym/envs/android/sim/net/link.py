@@ -11,11 +11,11 @@ imported) when first read.
 from __future__ import annotations
 
 import logging
-import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..storage.owned_tmp import OwnedTempDir
 from .fetch import Fetcher, Response
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ class WebLink:
         self._seed = seed
         self._fetcher = fetcher
         self._server: Any = None  # a crab_gym.web.server.WebServer when the phone runs its own
-        self._tmp: tempfile.TemporaryDirectory | None = None
+        self._tmp: OwnedTempDir | None = None
         self._lock = threading.RLock()
 
     @property
@@ -82,7 +82,7 @@ class WebLink:
 
                 from .tls import TlsFetcher
 
-                self._tmp = tempfile.TemporaryDirectory(prefix="crab-phone-web-")
+                self._tmp = OwnedTempDir("crab-phone-", "-web")  # swept with the sandboxes
                 server = WebServer(self.world.seed, Path(self._tmp.name))
                 server.serve(self.world)  # the world Maps reads, and what is planted in its pages
                 server.start()
