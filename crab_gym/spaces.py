@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from PIL import Image
 
 from crab_gym.core.actions import ActionSpec, InvalidAction, Point
 from crab_gym.envs.base import SubEnv
@@ -270,6 +269,8 @@ class ScreenObs:
             return frame
         small = resize_frame(frame, (self.width, self.height))
         if self.channels == 1:
+            from PIL import Image
+
             return np.asarray(Image.fromarray(small).convert("L"))[:, :, None]
         return small
 
@@ -279,6 +280,8 @@ def resize_frame(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     after an integer box reduction); the frame itself when it already has that size."""
     if (frame.shape[1], frame.shape[0]) == size:
         return frame
+    from PIL import Image  # here: a device that draws at the observation's size never resizes
+
     gray = frame.ndim == 3 and frame.shape[2] == 1
     img = Image.fromarray(np.ascontiguousarray(frame[:, :, 0] if gray else frame, dtype=np.uint8))
     out = np.asarray(img.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0), dtype=np.uint8)

@@ -3,6 +3,7 @@ not pay for it (bench/phone_start.py and bench/desktop_start.py time the starts;
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from typing import Annotated
@@ -22,9 +23,11 @@ from crab_gym.core.actions import (
 from crab_gym.spaces import _constraints
 
 
-def _loaded(code: str, modules: tuple[str, ...]) -> list[str]:
+def _loaded(code: str, modules: tuple[str, ...], env: dict[str, str] | None = None) -> list[str]:
     probe = f"import sys\nprint(sorted(m for m in {modules!r} if m in sys.modules))\n"
-    res = subprocess.run([sys.executable, "-c", code + probe], capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-c", code + probe], capture_output=True, text=True, timeout=120, env=env
+    )
     assert res.returncode == 0, res.stderr
     return eval(res.stdout.strip())  # noqa: S307 - a list of names we printed
 
@@ -37,10 +40,40 @@ def test_a_phones_first_observation_needs_no_pydantic_web_server_or_tls():
     )
     heavy = ("pydantic", "ssl", "http.client", "xml.sax.saxutils", "starlette", "crab_gym.web.server")
     assert _loaded(code, heavy) == []
+    # what only some apps' screens or an adb server use (the home screen and the task's app need none)
+    sim = "crab_gym.envs.android.sim."
+    unused = ("zoneinfo", "html.parser", sim + "adbd.server", sim + "net.page", sim + "ui.webview")
+    assert _loaded(code, unused) == []
     # the first valid step validates its parameters: pydantic then (a sampled action may be invalid, e.g. an
     # action index past the root device's three, and is refused before any model is built)
     step = "a = env.action_space.sample()\nenv.step((0, 0, a[2]))\n"  # the phone's first action: tap
     assert _loaded(code + step, ("pydantic",)) == ["pydantic"]
+
+
+def test_a_phones_first_observation_loads_no_pillow_once_its_glyphs_are_stored(tmp_path):
+    code = (
+        "import gymnasium as gym, crab_gym\n"
+        "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
+        "env.reset(seed=0)\n"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    pillow = ("PIL.Image", "PIL.ImageFont")
+    assert _loaded(code, pillow, env) == list(pillow)  # the first process draws them (and stores them)
+    # the next reads them back (ui/glyphstore.py), and nothing else it imports draws or resizes at import
+    assert _loaded(code, pillow, env) == []
+
+
+def test_a_phone_only_tapped_and_looked_at_loads_no_shell():
+    code = (
+        "from crab_gym.envs.android.sim import Phone\n"
+        "p = Phone(width=360, height=800)\n"
+        "p.screenshot()\n"
+        "p.tap(180, 400)\n"
+        "p.screenshot()\n"
+    )
+    shell = ("crab_gym.envs.android.sim.shell.builtins", "crab_gym.envs.android.sim.shell.interpreter")
+    assert _loaded(code, shell) == []
+    assert _loaded(code + "p.shell('true')\n", shell) == list(shell)  # the first command line loads it
 
 
 def test_making_a_desktop_env_imports_no_web_server_or_pydantic():

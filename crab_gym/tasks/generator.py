@@ -63,8 +63,12 @@ def _text(r: random.Random) -> str:
     return f"The {r.choice(ADJECTIVES)} {r.choice(NOUNS)} {r.choice(VERBS)} on day {r.randint(2, 28)}"
 
 
-# The encyclopedia's countries whose capital the world clock's picker knows (a time zone database city).
-WIKI_COUNTRIES = tuple(c.name for c in countries(city_named))
+@cache
+def wiki_countries() -> tuple[str, ...]:
+    """The encyclopedia's countries whose capital the world clock's picker knows (a time zone database
+    city); made when first drawn (it builds the encyclopedia and reads the time zone database)."""
+    return tuple(c.name for c in countries(city_named))
+
 
 SAMPLERS: dict[str, Sampler] = {
     "word": _word,
@@ -96,7 +100,7 @@ SAMPLERS: dict[str, Sampler] = {
     ),  # offline web
     "maps_country": lambda r: r.choice(sorted({c.country for c in _maps().cities})),
     "docs_function": lambda r: r.choice(_doc_pages()),  # a function the offline web's API docs document
-    "wiki_country": lambda r: r.choice(WIKI_COUNTRIES),  # a country of the offline encyclopedia
+    "wiki_country": lambda r: r.choice(wiki_countries()),  # a country of the offline encyclopedia
     "recent_app": lambda r: r.choice(("Keep Notes", "Settings")),
 }
 

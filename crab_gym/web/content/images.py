@@ -8,8 +8,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
-
 from .places import norm
 
 IMAGE_HOST = "encrypted-tbn0.gstatic.com"
@@ -45,6 +43,8 @@ def image_results(keyword: str) -> list[ImageResult]:
 def image_png(seed: int, path: str) -> bytes:
     """The PNG bytes at ``path`` on the image host: shapes and colours drawn from (seed, path), the
     keyword written on it. The same bytes every time."""
+    from PIL import Image, ImageDraw  # here: importing the web's content draws nothing
+
     rng = random.Random(f"{seed}:image:{path}")
     img = Image.new("RGB", SIZE, tuple(rng.randrange(40, 220) for _ in range(3)))
     draw = ImageDraw.Draw(img)

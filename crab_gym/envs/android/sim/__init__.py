@@ -17,9 +17,21 @@ from __future__ import annotations
 
 import ipaddress
 import sys
+from typing import TYPE_CHECKING, Any
 
-from .adbd.server import PhoneServer
 from .phone import Phone
+
+if TYPE_CHECKING:
+    from .adbd.server import PhoneServer
+
+
+def __getattr__(name: str) -> Any:
+    """``PhoneServer``, imported when first asked for: an in-process phone serves no adb."""
+    if name == "PhoneServer":
+        from .adbd.server import PhoneServer
+
+        return PhoneServer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_loopback(host: str) -> bool:
@@ -46,6 +58,8 @@ def serve(port: int, seed: int = 0, width: int = 1080, height: int = 2400, host:
             file=sys.stderr,
             flush=True,
         )
+    from .adbd.server import PhoneServer
+
     phone = Phone(width=width, height=height, seed=seed)
     server = PhoneServer(phone, host=host, port=port)
     try:

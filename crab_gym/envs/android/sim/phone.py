@@ -14,37 +14,32 @@ import numpy as np
 
 from .apps import APPS, LAUNCHER, inputs, systemui
 from .net.link import WebLink
-from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401  (their commands register on import)
-from .shell.interpreter import Shell
-from .storage import db
+from .storage import db, seedcache
 from .storage.fs import Sandbox, Snapshot
 from .storage.owned_tmp import OwnedTempDir
 from .storage.readers import Readers
-from .system import (  # noqa: F401  (their commands register on import)
-    alarms,  # noqa: F401
-    am,  # noqa: F401
-    capture,  # noqa: F401
-    clock,
-    date,  # noqa: F401
-    devicecmds,  # noqa: F401
-    dumpsys,  # noqa: F401
-    ime,  # noqa: F401
-    logcat,  # noqa: F401
-    overlays,
-    pm,  # noqa: F401
-    power,
-    procfs,
-    providers,  # noqa: F401
-    snapshot,
-)
+from .system import alarms, clock, power, procfs, snapshot
 from .system.logcat import activity_started
 from .system.providers import get_setting
 from .system.snapshot import PhoneState
-from .ui import render
+from .ui import glyphstore, render
 from .ui.layout import Screen
 from .ui.view import COLORS, DARK, View, to_xml
 
 log = logging.getLogger(__name__)
+_commands = False  # whether the shell's command modules are imported (at the first command line)
+
+
+def load_commands() -> None:
+    """Import the shell and the modules whose commands register on import: a phone that is only tapped and
+    looked at (an RL env's) never needs them, and they are a third of the simulator's modules."""
+    global _commands
+    if not _commands:
+        from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401
+        from .system import am, capture, date, devicecmds, dumpsys, ime, logcat, pm, providers  # noqa: F401
+
+        _commands = True
+
 
 MARKER = ".crab_phone_sandbox"
 PRISTINE_CACHE = 8  # seeds whose pristine files are kept in memory (~200 kB each)
@@ -88,7 +83,8 @@ class Phone:
             self._tmp = OwnedTempDir("crab-phone-")  # a killed process's is removed by the next
             root = self._tmp.name
         root = Path(root)
-        if root.exists() and any(root.iterdir()) and not (root / MARKER).exists():
+        used = root.exists() and any(root.iterdir())
+        if used and not (root / MARKER).exists():
             raise ValueError(
                 f"{root} is not empty and not a phone sandbox ({MARKER} missing): the phone wipes its "
                 "root on reset, so give it an empty or new directory"
@@ -108,6 +104,7 @@ class Phone:
         self._dark = False
         self.props: dict[str, str] = {}  # system properties over the defaults (another model, in a test)
         self.web = WebLink.own(0)  # the offline web Chrome and Maps reach (attach_web joins a session's)
+        self._bare = not used  # the tree is the skeleton a wipe would leave: the first seeding skips the wipe
         self.reset(seed)
 
     # -- state ---------------------------------------------------------------------------------------------
@@ -118,8 +115,10 @@ class Phone:
                 self.seed = seed
             if self.seed not in self._pristine:
                 self.drop_readers()  # wipe and restore change files under SQLite (restore rewrites in place)
-                self.fs.wipe(keep=(MARKER,))
-                db.seed_databases(self.fs, self.seed)
+                if not self._bare:
+                    self.fs.wipe(keep=(MARKER,))
+                self._bare = False
+                seedcache.seed(self.fs, self.seed)  # the databases: SQLite, or their bytes kept on disk
                 self.fs.times.settle(at_ms=db.NOW_MS)  # the pristine files' time: the clock's start
                 while len(self._pristine) >= PRISTINE_CACHE:  # keep the most recent seeds only
                     self._pristine.pop(next(iter(self._pristine)))
@@ -343,12 +342,14 @@ class Phone:
                     tree = self._current_tree()
                     bg = tree.bg or (255, 255, 255)
                     self._small[size] = render.render(tree, self.width, self.height, bg, size)
+                    glyphstore.settle()
                 return self._small[size]
             if self._frame is None:
                 tree = self._current_tree()
                 self._frame = render.render(tree, self.width, self.height, tree.bg or (255, 255, 255))
                 self._frame.flags.writeable = False
                 self._png = None
+                glyphstore.settle()
             return self._frame
 
     def screencap_png(self) -> bytes:
@@ -394,6 +395,9 @@ class Phone:
         with self.lock:
             self.tick()
             try:
+                load_commands()
+                from .shell.interpreter import Shell
+
                 sh = Shell(self)  # one per command line: a waiting command releases the lock to others
                 out, err, code = sh.run(cmd, stdin, live)
                 self.fs.times.note()

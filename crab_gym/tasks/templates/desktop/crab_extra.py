@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PIL import Image
 
 from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import V1_SETS, Step, SubTaskTemplate
@@ -64,6 +63,8 @@ def seeded_picture(path: str, size: tuple[int, int] = (320, 240)) -> bytes:
         img[y0 : y0 + rng.randint(6, 40), x0 : x0 + rng.randint(20, 120)] = [
             rng.randint(0, 255) for _ in range(3)
         ]
+    from PIL import Image  # here: importing the task library loads no Pillow
+
     out = io.BytesIO()
     fmt = {"jpg": "JPEG", "jpeg": "JPEG", "tiff": "TIFF", "bmp": "BMP", "gif": "GIF"}
     Image.fromarray(img.clip(0, 255).astype(np.uint8)).save(

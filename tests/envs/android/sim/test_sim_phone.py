@@ -326,6 +326,20 @@ def test_a_non_empty_foreign_root_is_refused(tmp_path):
     p.close()
 
 
+def test_a_new_sandbox_seeds_the_tree_a_wiped_one_does(tmp_path):
+    """A new root is seeded without the wipe (its skeleton is what a wipe leaves); a reused one is wiped
+    first: both give the same pristine tree, bytes, directories, links, modes and times."""
+    new = Phone(root=tmp_path / "new", seed=3)
+    reused = Phone(root=tmp_path / "reused", seed=1)
+    reused.shell("echo x > /sdcard/Download/x.txt; mkdir -p /data/local/tmp/d")
+    reused.close()
+    reused = Phone(root=tmp_path / "reused", seed=3)
+    a, b = new.fs.snapshot(), reused.fs.snapshot()
+    assert (a.files, a.dirs, a.links, a.stats) == (b.files, b.dirs, b.links, b.stats)
+    new.close()
+    reused.close()
+
+
 def test_files_app_sees_pushed_and_removed_files(phone):
     phone.launch("com.google.android.documentsui")
     tap(phone, text="Download")

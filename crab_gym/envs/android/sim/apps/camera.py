@@ -5,8 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import io
 
-from PIL import Image
-
 from ..system.registry import AppSpec
 from ..ui.layout import Screen
 
@@ -14,6 +12,8 @@ APP = AppSpec("com.android.camera2", "Camera", (60, 64, 67))
 
 
 def take_photo(phone) -> str:
+    from PIL import Image  # here: a phone that takes no photo never loads Pillow
+
     ms = phone.now_ms()
     stamp = dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime("%Y%m%d_%H%M%S")
     path = f"/sdcard/DCIM/Camera/IMG_{stamp}.jpg"

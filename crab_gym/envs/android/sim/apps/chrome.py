@@ -8,17 +8,21 @@ from __future__ import annotations
 import posixpath
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 from urllib.parse import quote_plus, unquote, urlsplit
 
-from ..net.fetch import Response, normalise
-from ..net.page import Block, Page, Run, parse, plain
 from ..storage import db
 from ..system import clipboard
-from ..system.media import scan
 from ..system.registry import AppSpec
-from ..ui import webview
 from ..ui.layout import Screen
 from ..ui.view import View
+
+if TYPE_CHECKING:
+    from ..net.fetch import Response
+    from ..net.page import Page
+
+# The web's modules (pages, fetching, their layout) are imported where a page is first opened: a phone that
+# never browses does not load them (nor html.parser).
 
 APP = AppSpec("com.android.chrome", "Chrome", (26, 115, 232))
 MAIN = "com.google.android.apps.chrome.Main"
@@ -32,6 +36,8 @@ TEXT_TYPES = ("text/html", "text/plain", "application/xhtml")
 
 
 def to_url(text: str) -> str:
+    from ..net.fetch import normalise
+
     """What the address bar loads for ``text``: a URL as typed (https:// added to a bare host), else a
     search for the words."""
     text = text.strip()
@@ -56,6 +62,8 @@ def _record_visit(phone, url: str, title: str) -> None:
 
 
 def _download(phone, res: Response) -> str:
+    from ..system.media import scan
+
     """Save a non-page answer under /sdcard/Download (as Chrome's downloads do); its path."""
     name = posixpath.basename(unquote(urlsplit(res.url).path)) or "download"
     name = re.sub(r"[^\w. -]", "_", name)[:100] or "download"
@@ -70,6 +78,8 @@ def _download(phone, res: Response) -> str:
 
 
 def navigate(phone, text: str, form: dict[str, str] | None = None) -> None:
+    from ..net.page import parse
+
     """Load what the address bar or a link asks for, as a new page on Chrome's task."""
     url = to_url(text) if form is None else text
     res = phone.web.fetch(url, form)
@@ -96,6 +106,8 @@ def navigate(phone, text: str, form: dict[str, str] | None = None) -> None:
 
 
 def page_of(state: dict) -> Page:
+    from ..net.page import parse, plain
+
     """The page a tab shows: the fetched HTML or text, else the page Chrome makes itself (an error, an
     image, a finished download). Both are cached, so the layout of the same page is reused."""
     url = state.get("url", "")
@@ -112,6 +124,8 @@ def page_of(state: dict) -> Page:
 
 @lru_cache(maxsize=16)
 def _own_page(url: str, kind: str, detail: str) -> Page:
+    from ..net.page import Block, Page, Run
+
     if kind == "error":
         host = urlsplit(url).hostname or url
         head, lines = ERRORS.get(detail, "This page isn't working"), [f"{host} could not be loaded.", detail]
@@ -127,6 +141,8 @@ def _own_page(url: str, kind: str, detail: str) -> Page:
 
 @APP.screen("main", MAIN)
 def tab(s: Screen) -> None:
+    from ..ui import webview
+
     if "load" in s.state:  # a VIEW intent's URL: loaded once, on the first draw; its page takes the screen
         navigate(s.phone, s.state.pop("load"))
         s.act = s.phone.current

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from crab_gym.web.content.places import Place
 
-from ..net.mapsquery import answer
 from ..storage import db
 from ..system import clipboard
 from ..system.registry import AppSpec
@@ -30,6 +29,8 @@ def _record(phone, query: str, result: str, address: str) -> None:
 
 def search(phone, query: str) -> None:
     """Run a search from the omnibox: a postal code in a country, places near one, a list, or one place."""
+    from ..net.mapsquery import answer  # here: a phone that never searches Maps does not load it
+
     query = " ".join(query.split())
     if not query:
         return

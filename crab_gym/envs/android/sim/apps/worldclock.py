@@ -4,9 +4,10 @@ the string set ``selected_cities``), each with its time and how far ahead of or 
 from __future__ import annotations
 
 import datetime as dt
-import zoneinfo
 from functools import cache
-from xml.etree import ElementTree
+from typing import TYPE_CHECKING
+
+from crab_gym.core.lazy import lazy_module
 
 from ..ui.layout import Screen
 from ..ui.widgets import Item
@@ -14,6 +15,13 @@ from .clock import APP, tabs
 
 PREFS = "/data/data/com.google.android.deskclock/shared_prefs/com.google.android.deskclock_preferences.xml"
 KEY = "selected_cities"
+if TYPE_CHECKING:
+    import zoneinfo
+    from xml.etree import ElementTree
+else:  # imported when the world clock is first shown or its cities read
+    zoneinfo = lazy_module("zoneinfo")
+    ElementTree = lazy_module("xml.etree.ElementTree")
+
 HOME = dt.timezone.utc  # the phone's zone (persist.sys.timezone is UTC)
 ALIASES = {"Yakarta": "Asia/Jakarta", "Bogotá": "America/Bogota", "New York City": "America/New_York"}
 

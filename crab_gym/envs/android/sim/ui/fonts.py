@@ -12,8 +12,12 @@ import functools
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PIL import ImageFont
+from . import glyphstore
+
+if TYPE_CHECKING:
+    from PIL import ImageFont
 
 # Where the Debian packages put them (looked at first), then any font directory.
 KNOWN_DIRS = (
@@ -55,6 +59,8 @@ def find_font(filename: str, package: str) -> str:
 @functools.lru_cache(maxsize=128)
 def text_font(size: int, medium: bool = False) -> ImageFont.FreeTypeFont:
     """Roboto (Medium for titles and buttons, Regular otherwise) at ``size`` pixels (at least 1)."""
+    from PIL import ImageFont  # here: a frame whose glyphs are all stored (glyphstore.py) loads no font
+
     path = find_font(ROBOTO["medium" if medium else "regular"], "fonts-roboto")
     return ImageFont.truetype(path, max(1, int(size)))
 
@@ -62,6 +68,8 @@ def text_font(size: int, medium: bool = False) -> ImageFont.FreeTypeFont:
 @functools.lru_cache(maxsize=64)
 def icon_font(size: int) -> ImageFont.FreeTypeFont:
     """Material Icons at ``size`` pixels (an icon's em box is ``size`` square)."""
+    from PIL import ImageFont
+
     return ImageFont.truetype(find_font(ICONS_TTF, ICONS_PACKAGE), max(1, int(size)))
 
 
@@ -88,10 +96,33 @@ def glyph(name: str) -> str:
         raise KeyError(f"no Material icon named {name!r} in the {ICONS_PACKAGE} code point map") from None
 
 
+@functools.lru_cache(maxsize=64)
+def glyph_store(tag: str) -> glyphstore.GlyphStore:
+    """This process's glyphs on disk of one kind (glyphstore.py): "widths", "shapes", or the text and icons
+    of a frame scale (:func:`scale_tag`); keyed by the code that draws them and the font files, none kept
+    when a font is missing (drawing then raises FontMissing)."""
+    try:
+        files = [find_font(f, "fonts-roboto") for f in ROBOTO.values()]
+        files += [find_font(ICONS_TTF, ICONS_PACKAGE), CODEPOINT_FILE]
+    except FontMissing:
+        return glyphstore.GlyphStore(None)
+    return glyphstore.open_store(files, tag)
+
+
+def scale_tag(scale: float) -> str:
+    """The name of the store of glyphs drawn at ``scale``."""
+    return f"x{scale:.6f}"
+
+
 @functools.lru_cache(maxsize=4096)
 def text_width(text: str, size: int, medium: bool = False) -> float:
     """Advance width in pixels of ``text`` in Roboto at ``size``."""
-    return text_font(size, medium).getlength(text)
+    args = (text, size, medium)
+    stored = glyph_store("widths").get("width", args)
+    if stored is None:
+        stored = text_font(size, medium).getlength(text)
+        glyph_store("widths").put("width", args, stored)
+    return stored
 
 
 @functools.lru_cache(maxsize=4096)

@@ -14,7 +14,6 @@ import threading
 
 import cachetools
 import numpy as np
-from PIL import Image, ImageDraw
 
 from . import fonts
 
@@ -25,6 +24,8 @@ def _glyph_mask(font, text: str, anchor: str, scale: float) -> tuple[np.ndarray,
     """(mask, dx, dy) of ``text`` drawn with ``font`` at ``anchor`` on (0, 0), then scaled by ``scale``
     with a box filter: small text is drawn at the device's size and averaged down, so it has the coverage
     a downscaled full-size screen would show rather than tiny hinted glyphs."""
+    from PIL import Image, ImageDraw  # here: a frame whose glyphs are all stored never loads them
+
     x1, y1, x2, y2 = font.getbbox(text, anchor=anchor)
     if scale == 1.0:
         img = Image.new("L", (max(1, x2 - x1), max(1, y2 - y1)), 0)
@@ -57,16 +58,27 @@ _text_sprites: cachetools.LRUCache = cachetools.LRUCache(TEXT_CACHE_BYTES, getsi
 def text_mask(text: str, size: int, medium: bool, scale: float = 1.0) -> tuple[np.ndarray, int, int, int]:
     """(alpha mask, dx, dy, advance) of ``text`` in Roboto at ``size`` device pixels, drawn with its
     left-middle at (0, 0) on a frame ``scale`` times the device's size."""
+    args = (text, size, medium, scale)
+    stored = fonts.glyph_store(fonts.scale_tag(scale)).get("text", args)
+    if stored is not None:
+        return stored
     f = fonts.text_font(size, medium)
     mask, dx, dy = _glyph_mask(f, text, "lm", scale)
-    return mask, dx, dy, int(round(f.getlength(text) * scale))
+    out = mask, dx, dy, int(round(f.getlength(text) * scale))
+    fonts.glyph_store(fonts.scale_tag(scale)).put("text", args, out)
+    return out
 
 
 @functools.lru_cache(maxsize=1024)
 def icon_mask(name: str, size: int, scale: float = 1.0) -> tuple[np.ndarray, int, int]:
     """(alpha mask, dx, dy) of a Material icon of ``size`` device pixels whose em box is centred on (0, 0),
     on a frame ``scale`` times the device's size."""
-    return _glyph_mask(fonts.icon_font(size), fonts.glyph(name), "mm", scale)
+    args = (name, size, scale)
+    stored = fonts.glyph_store(fonts.scale_tag(scale)).get("icon", args)
+    if stored is None:
+        stored = _glyph_mask(fonts.icon_font(size), fonts.glyph(name), "mm", scale)
+        fonts.glyph_store(fonts.scale_tag(scale)).put("icon", args, stored)
+    return stored
 
 
 def _supersample(w: int, h: int) -> int:
@@ -81,6 +93,17 @@ def shape_mask(shape: str, w: int, h: int, radius: float = 0.0, line: float = 0.
     (a circle's edge), box (a square's edge, ``radius`` corners), triangle (the back button's outline, left
     pointing), check (a tick), thumb (a circle inset by ``line``).
     """
+    args = (shape, w, h, radius, line)
+    stored = fonts.glyph_store("shapes").get("shape", args)
+    if stored is None:
+        stored = _draw_shape(*args)
+        fonts.glyph_store("shapes").put("shape", args, stored)
+    return stored
+
+
+def _draw_shape(shape: str, w: int, h: int, radius: float, line: float) -> np.ndarray:
+    from PIL import Image, ImageDraw
+
     ss = _supersample(w, h)
     W, H = w * ss, h * ss
     img = Image.new("L", (W, H), 0)
