@@ -9,7 +9,7 @@ from functools import cache
 from xml.etree import ElementTree
 
 from ..ui.layout import Screen
-from ..ui.widgets import Item
+from ..ui.widgets import Item, Rows
 from .clock import APP, tabs
 
 PREFS = "/data/data/com.google.android.deskclock/shared_prefs/com.google.android.deskclock_preferences.xml"
@@ -116,5 +116,8 @@ def pick(s: Screen) -> None:
         s.phone.back()
 
     now = s.phone.now_ms()
-    items = [Item(n, gap(n, now), rid="city_name", on_click=lambda n=n: add(n)) for n in names]
-    s.list("cities", items, rid="cities_list", empty="No cities found")
+
+    def row(i: int) -> Item:
+        return Item(names[i], gap(names[i], now), rid="city_name", on_click=lambda: add(names[i]))
+
+    s.list("cities", Rows(len(names), row), rid="cities_list", empty="No cities found")  # rows in view only
