@@ -3,10 +3,11 @@ exchange of commands and answers with several of them at once."""
 
 from __future__ import annotations
 
+import math
+import select
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from multiprocessing.connection import wait
 from typing import Any
 
 from gymnasium import Env, Space
@@ -50,10 +51,11 @@ class WorkerHandle:
     def died(self) -> str:
         return f"the worker process died (pid {self.process.pid}, exit code {self.process.exitcode})"
 
-    def receive(self) -> tuple:
-        """The worker's next message, or ``("dead", why)``."""
+    def receive(self, readable: bool = False) -> tuple:
+        """The worker's next message, or ``("dead", why)``; ``readable``: the pipe has been seen readable
+        (a message or its end), so there is no need to wait for one."""
         try:
-            if self.conn.poll(0.05 if self.process.is_alive() else 0):
+            if readable or self.conn.poll(0.05 if self.process.is_alive() else 0):
                 return self.conn.recv()
         except (EOFError, OSError):
             pass
@@ -98,15 +100,22 @@ def exchange(
             worker.process.join(1)
             replies[w] = ("dead", worker.died() if not worker.process.is_alive() else f"its pipe: {e!r}")
     pending = {w for w in requests if w not in replies}
+    poller = select.poll()  # one for the whole exchange: multiprocessing's wait() builds a selector per call
+    fds: dict[int, tuple[int, bool]] = {}  # fd: (worker, whether it is the pipe rather than the sentinel)
+    for w in pending:
+        for fd, is_pipe in ((workers[w].conn.fileno(), True), (workers[w].process.sentinel, False)):
+            poller.register(fd, select.POLLIN)
+            fds[fd] = (w, is_pipe)
     while pending:
         left = min(deadline[w] for w in pending) - time.monotonic()
-        ready = set(
-            wait([h for w in pending for h in (workers[w].conn, workers[w].process.sentinel)], max(left, 0))
-        )
+        ready: dict[int, bool] = {}  # worker: whether its pipe is readable
+        for fd, _ in poller.poll(max(0, math.ceil(left * 1000))):
+            w, is_pipe = fds[fd]
+            ready[w] = ready.get(w, False) or is_pipe
         for w in sorted(pending):
             worker = workers[w]
-            if worker.conn in ready or worker.process.sentinel in ready:
-                reply = worker.receive()
+            if w in ready:
+                reply = worker.receive(readable=ready[w])
                 if reply[0] == "ready":
                     worker.ready = True
                     if requests[w] is not None:
@@ -121,4 +130,6 @@ def exchange(
             else:
                 continue
             pending.discard(w)
+            poller.unregister(worker.conn.fileno())
+            poller.unregister(worker.process.sentinel)
     return replies

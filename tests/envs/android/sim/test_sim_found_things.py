@@ -129,3 +129,22 @@ def test_world_clock_adds_a_city_and_keeps_it_in_deskclocks_preferences(phone) -
         "/data/data/com.google.android.deskclock/shared_prefs/com.google.android.deskclock_preferences.xml"
     ).read_text()
     assert '<set name="selected_cities"><string>Kolkata</string></set>' in prefs
+
+
+def test_city_picker_makes_only_the_rows_in_view(phone, monkeypatch) -> None:
+    from crab_gym.envs.android.sim.apps import worldclock
+
+    made: list[str] = []
+    real = worldclock.gap
+    monkeypatch.setattr(worldclock, "gap", lambda city, now: made.append(city) or real(city, now))
+    phone.launch("com.google.android.deskclock")
+    tap_text(phone, "Clock")
+    tap_text(phone, "Cities")
+    every = list(worldclock.cities())
+    for _ in range(2):  # at the top, then scrolled down
+        made.clear()
+        shown = [t for t in texts(phone) if t in worldclock.cities()]
+        assert 3 < len(shown) < 30 and shown == every[every.index(shown[0]) :][: len(shown)]
+        assert set(shown) <= set(made) and len(set(made) - set(shown)) <= 2  # of hundreds: those in view
+        phone.swipe(540, 1800, 540, 600)
+    assert shown[0] != every[0]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from crab_gym.core.lazy import lazy_module
 
 from ..ui.layout import Screen
-from ..ui.widgets import Item
+from ..ui.widgets import Item, Rows
 from .clock import APP, tabs
 
 PREFS = "/data/data/com.google.android.deskclock/shared_prefs/com.google.android.deskclock_preferences.xml"
@@ -38,6 +38,13 @@ def cities() -> dict[str, str]:
     return dict(sorted((out | ALIASES).items()))
 
 
+@cache
+def zone(key: str) -> zoneinfo.ZoneInfo:
+    """The time zone ``key``, read once: ``ZoneInfo`` keeps only the last 8 strongly, and the city picker
+    reads hundreds at every build of its screen."""
+    return zoneinfo.ZoneInfo(key)
+
+
 def city_named(name: str) -> str | None:
     """The picker's city for ``name`` (any case and spacing), or None."""
     key = " ".join(name.split()).casefold()
@@ -48,7 +55,7 @@ def gap(city: str, now_ms: int) -> str:
     """How far the city's clock is from the phone's: 'Same time', '7 hours behind', '5 hours 30 minutes
     ahead'."""
     when = dt.datetime.fromtimestamp(now_ms / 1000, HOME)
-    offset = when.astimezone(zoneinfo.ZoneInfo(cities()[city])).utcoffset() or dt.timedelta()
+    offset = when.astimezone(zone(cities()[city])).utcoffset() or dt.timedelta()
     minutes = int((offset - (when.utcoffset() or dt.timedelta())).total_seconds()) // 60
     if minutes == 0:
         return "Same time"
@@ -93,7 +100,7 @@ def world(s: Screen) -> None:
     s.text(dt.datetime.fromtimestamp(now / 1000, HOME).strftime("%H:%M"), size=96, rid="digital_clock")
     items = []
     for name in selected(s.phone):
-        when = dt.datetime.fromtimestamp(now / 1000, zoneinfo.ZoneInfo(cities().get(name, "UTC")))
+        when = dt.datetime.fromtimestamp(now / 1000, zone(cities().get(name, "UTC")))
 
         def remove(name=name) -> None:
             save(s.phone, [n for n in selected(s.phone) if n != name])
@@ -117,5 +124,8 @@ def pick(s: Screen) -> None:
         s.phone.back()
 
     now = s.phone.now_ms()
-    items = [Item(n, gap(n, now), rid="city_name", on_click=lambda n=n: add(n)) for n in names]
-    s.list("cities", items, rid="cities_list", empty="No cities found")
+
+    def row(i: int) -> Item:
+        return Item(names[i], gap(names[i], now), rid="city_name", on_click=lambda: add(names[i]))
+
+    s.list("cities", Rows(len(names), row), rid="cities_list", empty="No cities found")  # rows in view only

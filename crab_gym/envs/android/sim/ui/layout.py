@@ -8,7 +8,7 @@ scripts tap fixed points of these layouts, so a restyle keeps every box where it
 from __future__ import annotations
 
 import builtins  # in Screen, annotations after its `list` method name the type as builtins.list
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from . import widgets
 from .theme import palette
@@ -236,13 +236,14 @@ class Screen:
     def list(
         self,
         key: str,
-        items: list[Item],
+        items: Sequence[Item],
         rid: str = "list",
         row_h: int = 200,
         bottom: int = 0,
         empty: str = "Nothing here yet",
     ) -> View:
-        """A vertically scrolling list filling the screen down to `bottom` (design px above the nav bar)."""
+        """A vertically scrolling list filling the screen down to `bottom` (design px above the nav bar).
+        Only the rows in view are read from ``items`` (a :class:`~.widgets.Rows` makes them on demand)."""
         top, end = self.y, self.bottom - self.px(bottom)
         rh = self.px(row_h)
         scroll_max = max(0, len(items) * rh - (end - top))
@@ -268,10 +269,12 @@ class Screen:
                     bounds=(0, top + self.px(200), self.right, top + self.px(300)),
                 )
             )
-        for i, it in enumerate(items):
+        for i in range(scroll // rh if rh > 0 else len(items), len(items)):  # the first row in view on
             y1 = top + i * rh - scroll
-            if y1 + rh > top and y1 < end:
-                widgets.list_row(self, lv, it, y1, rh, top, end)
+            if y1 >= end:
+                break
+            if y1 + rh > top:
+                widgets.list_row(self, lv, items[i], y1, rh, top, end)
         self.y = end
         return lv
 

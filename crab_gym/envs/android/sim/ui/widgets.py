@@ -4,8 +4,9 @@ every part."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 from . import fonts
 from .theme import Color, avatar
@@ -27,6 +28,29 @@ class Item:
     bubble: str = ""  # "in" or "out": a chat message drawn as a bubble (Messages)
     title_rid: str = "title"  # the title text's resource id (an app's own, as Drive's entry_label)
     desc: str = ""  # the row's and its title text's content description
+
+
+class Rows(Sequence[Item]):
+    """``count`` list rows, row ``i`` made by ``make(i)`` when it is read: a long list whose rows cost
+    something to make (the world clock's city picker: hundreds, each with its time difference) makes only
+    those in view (``Screen.list`` reads no others)."""
+
+    def __init__(self, count: int, make: Callable[[int], Item]) -> None:
+        self.length, self.make = count, make
+
+    def __len__(self) -> int:
+        return self.length
+
+    @overload
+    def __getitem__(self, i: int) -> Item: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Item]: ...
+    def __getitem__(self, i: int | slice) -> Item | list[Item]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self.length))]
+        if not -self.length <= i < self.length:
+            raise IndexError(i)
+        return self.make(i % self.length)
 
 
 class Screen(Protocol):
