@@ -286,6 +286,10 @@ MALFORMED = {
         ('{"action": "left_mouse_down"}', "holding the button across steps is not supported"),
         ('{"action": "scroll", "scroll_direction": "sideways"}', "scroll_direction"),
         ('{"action": "key", "text": "Hyper_Q"}', "has no key 'Hyper_Q'"),
+        (
+            '{"action": "left_click", "coordinate": [5, 5], "text": "shift"}',
+            "with keys held is not supported",
+        ),
         ("click the button", "no JSON action found"),
         ('{"type": "tool_use", "name": "bash", "input": {"command": "ls"}}', "unknown tool 'bash'"),
     ],
@@ -317,6 +321,10 @@ MALFORMED = {
         ("\n".join(["pyautogui.press('a')"] * 40), "more than 32 calls"),
         ("pyautogui.keyDown('shift')", "without keyUp"),
         ("pyautogui.click(1, 1, button='middle')", "middle_click is not supported"),
+        (
+            "pyautogui.keyDown('shift')\npyautogui.click(5, 5)\npyautogui.keyUp('shift')",
+            "held (shift) is not",
+        ),
         ("answer(42)", "the text is a non-empty string"),
     ],
     "androidworld": [
@@ -414,6 +422,24 @@ def test_key_names_follow_each_format(dialect, text, keys):
     try:
         (plan,) = env.parse(text)
         assert plan.params["keys"] == keys
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("dialect, text, what", [
+    ("anthropic", '{"action": "left_click", "coordinate": [640, 400], "text": "shift"}', "click"),
+    ("anthropic", '{"action": "scroll", "coordinate": [640, 400], "scroll_direction": "up", "text": "ctrl"}',
+     "scroll"),
+    ("pyautogui", "pyautogui.keyDown('shift')\npyautogui.click(640, 400)\npyautogui.keyUp('shift')", "click"),
+    ("pyautogui", "pyautogui.keyDown('ctrl')\npyautogui.scroll(2, 6, 4)\npyautogui.keyUp('ctrl')", "scroll"),
+])  # fmt: skip
+def test_a_click_or_scroll_with_keys_held_holds_them_around_it_on_the_desktop(dialect, text, what):
+    env = ActionDialect(gym.make("Crab-Desktop-v0", tasks="v0"), dialect)  # never reset: parsing only
+    try:
+        plan = [(p.name, p.params.get("key")) for p in env.parse(text)]
+        key = "shift" if what == "click" else "ctrl"
+        moved = [("move", None)] if what == "scroll" else []
+        assert plan == [("key_down", key), *moved, (what, None), ("key_up", key)]
     finally:
         env.close()
 

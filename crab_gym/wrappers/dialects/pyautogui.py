@@ -4,7 +4,8 @@
 ``DONE`` / ``FAIL``. A ```python block in a reply is read, else the whole text. The code is parsed with
 :mod:`ast` and never run (see :mod:`crab_gym.wrappers.dialects.calls` for what is refused); ``import
 pyautogui`` and ``import time`` are accepted and do nothing. Coordinates are pixels of the frame the agent
-was shown. ``keyDown``/``keyUp`` hold keys within the step: a press while held is a chord; ``mouseDown`` /
+was shown. ``keyDown``/``keyUp`` hold keys within the step: a press while held is a chord, a click or
+scroll while held is done with them down (a shift-click; the desktop only); ``mouseDown`` /
 ``mouseUp`` in one step are a drag (on the phone a swipe, or a long press where it starts). Keys or buttons
 still held at the end of the step stay held on the desktop until a later step's ``keyUp`` / ``mouseUp``
 (the phone refuses that). ``time.sleep`` under a second is dropped (every action already waits for the
@@ -23,7 +24,7 @@ from typing import Any
 
 from crab_gym.core.actions import InvalidAction
 from crab_gym.envs.api_actions import API_ACTIONS, api_device
-from crab_gym.wrappers.dialects.base import Act, Context, Dialect, device_sizes
+from crab_gym.wrappers.dialects.base import DESKTOP, Act, Context, Dialect, device_sizes
 from crab_gym.wrappers.dialects.calls import Call, code_of, parse_calls
 
 NAMES = ("click", "doubleClick", "rightClick", "middleClick", "tripleClick", "moveTo", "dragTo", "scroll",
@@ -87,6 +88,7 @@ class _Step:
         self.device: str | None = None
         self.held: list[str] = []
         self.chorded = False
+        self.down_keys: list[str] = []  # held keys already sent down (a click or scroll came while held)
         # A mouseDown not yet released: device, where, the point it named, its Act's index, the button.
         self.down: tuple[str, Any, Any, int, str] | None = None
 
@@ -139,6 +141,11 @@ class _Step:
             self.chorded = False
         elif name == "keyUp":
             key = _key(args, kw, name)
+            if key in self.down_keys:  # sent down for a click or scroll: release it
+                self.acts.append(Act("key_up", device, keys=(key,), text=f"keyUp({key!r})"))
+                self.down_keys.remove(key)
+                self.held.remove(key)
+                return
             if key not in self.held:  # held since an earlier step
                 self.acts.append(Act("key_up", device, keys=(key,), text=f"keyUp({key!r}) without keyDown"))
                 return
@@ -151,6 +158,7 @@ class _Step:
             point = self._point(device, args[1:], kw, name, required=False)
             if clicks == 0:
                 raise InvalidAction(f"{name}: clicks must not be 0")
+            self._hold_down(device, name)
             if name == "hscroll":
                 direction = "right" if clicks > 0 else "left"
             else:
@@ -201,9 +209,23 @@ class _Step:
             params[k] = v
         return Act("api", device, text=name, params=tuple(params.items()))
 
+    def _hold_down(self, device: str, what: str) -> None:
+        """Before a click or scroll while keys are held (keyDown): send them down (the desktop holds keys;
+        the phone has none to hold)."""
+        if not self.held:
+            return
+        if device != DESKTOP:
+            raise InvalidAction(
+                f"{what} while keys are held ({'+'.join(self.held)}) is not supported on {device!r}"
+            )
+        for key in self.held:
+            if key not in self.down_keys:
+                self.acts.append(Act("key_down", device, keys=(key,), text=f"keyDown({key!r})"))
+                self.down_keys.append(key)
+        self.chorded = True  # the keys did their work with the click: no press of them at keyUp
+
     def _click(self, device: str, name: str, args: list[Any], kw: dict[str, Any]) -> None:
-        if self.held:
-            raise InvalidAction(f"{name} while keys are held ({'+'.join(self.held)}) is not supported")
+        self._hold_down(device, name)
         point = self.ctx.point_at(device, self._point(device, args, kw, name, required=False), name)
         kind = CLICK_KINDS[name]
         if name == "click":
@@ -244,6 +266,8 @@ class _Step:
             )
         for key in self.held:  # stay down until a later step's keyUp
             assert self.device is not None
+            if key in self.down_keys:
+                continue  # already down
             self.acts.append(
                 Act("key_down", self.device, keys=(key,), text=f"keyDown({key!r}) without keyUp")
             )
