@@ -4,6 +4,8 @@ format's documentation, a fuzz of any string, and code that never reaches the ho
 from __future__ import annotations
 
 import functools
+import importlib
+import json
 import os
 
 import gymnasium as gym
@@ -521,8 +523,24 @@ def test_hostile_code_never_reaches_the_host(phone_parsers, dialect):
 def test_any_string_is_an_action_or_a_reason(phone_parsers, dialect):
     env = phone_parsers[dialect]
 
+    _fuzz(env, st.one_of(st.text(max_size=200), st.sampled_from(HOSTILE), _shaped(), _named(dialect)))
+
+
+@pytest.mark.fuzz
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_any_action_of_the_format_on_both_devices_is_an_action_or_a_reason(dialect):
+    """The format's own action names with random arguments and device names, on Crab-v0 (both devices'
+    lowerings, key chords, holds, device naming)."""
+    env = ActionDialect(gym.make("Crab-v0", tasks="v0"), dialect)  # never reset: parsing only
+    try:
+        _fuzz(env, _named(dialect))
+    finally:
+        env.close()
+
+
+def _fuzz(env: ActionDialect, strings) -> None:
     @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(text=st.one_of(st.text(max_size=200), st.sampled_from(HOSTILE), _shaped()))
+    @given(text=strings)
     def check(text):
         try:
             env.parse(text)
@@ -544,3 +562,58 @@ def _shaped():
         st.builds(lambda a, x: f"pyautogui.{a}({x}, 1)", word, num),
         st.builds(lambda a, i: f'{{"action_type": "{a}", "index": {i}}}', word, num),
     )
+
+
+def _named(dialect: str):
+    """One action of the format: its own names (or a random word), random coordinates, keys and devices."""
+    module = importlib.import_module(f"crab_gym.wrappers.dialects.{dialect}")
+    names = st.one_of(st.sampled_from(getattr(module, "ACTIONS", ("x",))), st.text(max_size=8))
+    if dialect == "pyautogui":
+        names = st.one_of(st.sampled_from(module.NAMES), st.text(max_size=8))
+    num = st.one_of(st.integers(-5, 3000), st.floats(allow_nan=True), st.booleans(), st.none())
+    text = st.one_of(
+        st.sampled_from(["shift", "ctrl+s", "Return", "a b", "super", "+", ""]), st.text(max_size=8)
+    )
+    device = st.one_of(st.none(), st.sampled_from(["ubuntu", "android", "root"]), st.text(max_size=4))
+    point = st.one_of(st.lists(num, max_size=3), num)
+    direction = st.one_of(st.sampled_from(["up", "down", "left", "right"]), st.text(max_size=5))
+
+    def drop_none(d: dict) -> str:
+        return json.dumps({k: v for k, v in d.items() if v is not None})
+
+    if dialect == "anthropic":
+        return st.builds(
+            lambda a, c, s, t, d, di, n: drop_none({"action": a, "coordinate": c, "start_coordinate": s,
+                "text": t, "device": d, "scroll_direction": di, "scroll_amount": n, "duration": n}),
+            names, point, point, text, device, direction, num,
+        )  # fmt: skip
+    if dialect == "openai":
+        return st.builds(
+            lambda a, x, y, b, k, d, n: drop_none({"type": a, "x": x, "y": y, "button": b, "keys": k,
+                "device": d, "scroll_y": n, "path": [{"x": x, "y": y}, {"x": n, "y": y}], "text": b}),
+            names, num, num, st.sampled_from(["left", "right", "wheel", "back", ""]),
+            st.lists(text, max_size=3), device, num,
+        )  # fmt: skip
+    if dialect == "androidworld":
+        return st.builds(
+            lambda a, i, x, t, di: drop_none({"action_type": a, "index": i, "x": x, "y": x, "text": t,
+                "direction": di, "app_name": t, "goal_status": t}),
+            names, num, num, text, direction,
+        )  # fmt: skip
+    if dialect == "uitars":
+        return st.builds(
+            lambda a, x, y, t, di, d: f"Thought: t\nAction: {a}(start_box='({x},{y})', end_box='({y},{x})', "
+            f"key={t!r}, content={t!r}, direction={di!r}, app_name={t!r}"
+            + (f", device={d!r})" if d else ")"),
+            names, num, num, text, direction, device,
+        )  # fmt: skip
+    call = st.builds(
+        lambda a, x, y, t, d: f"pyautogui.{a}({x}, {y}{', ' + repr(t) if t else ''}"
+        + (f", device={d!r})" if d else ")"),
+        names, num, num, text, device,
+    )  # fmt: skip
+    keys = st.builds(
+        lambda a, t: f"pyautogui.{a}({t!r})", st.sampled_from(["keyDown", "keyUp", "press", "write"]), text
+    )
+    bare = st.sampled_from(["WAIT", "DONE", "time.sleep(2)", "pyautogui.mouseDown()", "pyautogui.mouseUp()"])
+    return st.lists(st.one_of(call, keys, bare), min_size=1, max_size=6).map("\n".join)
