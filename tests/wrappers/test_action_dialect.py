@@ -262,6 +262,7 @@ VALID = {
         ("pyautogui.keyDown('enter')\npyautogui.keyUp('enter')", [("android", "press")]),
         ("DONE", [("root", "complete")]),
         ("time.sleep(2)", [("root", "wait")]),
+        ("pyautogui.leftClick(540, 1200)\npyautogui.sleep(2)", [("android", "tap"), ("root", "wait")]),
         ("answer('42')", [("root", "submit")]),
         ("ask_user('Who is my boss?')", [("root", "ask_user")]),
     ],

@@ -1,6 +1,7 @@
 """pyautogui code, as OSWorld's and AgentStudio's agents write it; several calls per step.
 
-``pyautogui.click(640, 400)``, ``pyautogui.hotkey('ctrl', 's')``, ``time.sleep(1)``, OSWorld's ``WAIT`` /
+``pyautogui.click(640, 400)``, ``pyautogui.hotkey('ctrl', 's')``, ``time.sleep(1)`` (or
+``pyautogui.sleep``; ``leftClick`` is ``click``), OSWorld's ``WAIT`` /
 ``DONE`` / ``FAIL``. A ```python block in a reply is read, else the whole text. The code is parsed with
 :mod:`ast` and never run (see :mod:`crab_gym.wrappers.dialects.calls` for what is refused); ``import
 pyautogui`` and ``import time`` are accepted and do nothing. Coordinates are pixels of the frame the agent
@@ -27,9 +28,9 @@ from crab_gym.envs.api_actions import API_ACTIONS, api_device
 from crab_gym.wrappers.dialects.base import DESKTOP, Act, Context, Dialect, device_sizes
 from crab_gym.wrappers.dialects.calls import Call, code_of, parse_calls
 
-NAMES = ("click", "doubleClick", "rightClick", "middleClick", "tripleClick", "moveTo", "dragTo", "scroll",
-         "hscroll", "vscroll", "write", "typewrite", "press", "hotkey", "keyDown", "keyUp", "mouseDown",
-         "mouseUp")  # fmt: skip
+NAMES = ("click", "leftClick", "doubleClick", "rightClick", "middleClick", "tripleClick", "moveTo", "dragTo",
+         "scroll", "hscroll", "vscroll", "write", "typewrite", "press", "hotkey", "keyDown", "keyUp",
+         "mouseDown", "mouseUp", "sleep")  # fmt: skip
 ALLOWED = frozenset(
     {f"pyautogui.{n}" for n in NAMES}
     | {"time.sleep", "answer", "ask_user"}
@@ -38,8 +39,11 @@ ALLOWED = frozenset(
 BARE = ("WAIT", "DONE", "FAIL")
 ROOT_CALLS = {"answer": "answer", "ask_user": "ask"}
 """Calls beside OSWorld's: answer('text') submits an answer, ask_user('question') asks the task's user."""
-CLICK_KINDS = {"click": "click", "doubleClick": "double_click", "rightClick": "right_click",
-               "middleClick": "middle_click", "tripleClick": "triple_click", "moveTo": "move"}  # fmt: skip
+CLICK_KINDS = {"leftClick": "click", "click": "click", "doubleClick": "double_click",
+               "rightClick": "right_click", "middleClick": "middle_click", "tripleClick": "triple_click",
+               "moveTo": "move"}  # fmt: skip
+"""Which click each call is; the translator writes the last name of each kind (``click``, not
+``leftClick``)."""
 
 
 class PyAutoGUI(Dialect):
@@ -107,8 +111,8 @@ class _Step:
         if c.name.startswith("api."):
             self.acts.append(self._api(c.name[4:], list(c.args), kw, named))
             return
-        if c.name == "time.sleep":
-            seconds = _num(c.args[0] if c.args else kw.get("secs"), "time.sleep")
+        if c.name in ("time.sleep", "pyautogui.sleep"):
+            seconds = _num(c.args[0] if c.args else kw.get("secs", kw.get("seconds")), c.name)
             if seconds >= 1:
                 self.acts.append(Act("wait", seconds=seconds))
             return
