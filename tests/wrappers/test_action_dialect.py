@@ -93,7 +93,7 @@ def with_desktop(request):
     env.close()
 
 
-@pytest.mark.dialects_full  # 4 dialects x every desktop and cross task: hours, so beyond CI's slice
+@pytest.mark.dialects_full  # 4 dialects x 125 desktop and cross tasks: ~40 min, beyond CI
 @pytest.mark.parametrize("task_id", V0_DESKTOP + V0_CROSS)
 def test_all_v0_desktop_and_cross_tasks_through_every_dialect(with_desktop, task_id):
     env_id, env = with_desktop
