@@ -4,8 +4,9 @@ through ``FunctionCalls``: same names, same JSON schemas, the acting device in a
 enum of the devices having that action), never mangled into the tool's name.
 
 Every result carries the episode's status: reward, return, completion ratio, success and termination, as
-structured content and as its JSON text. A call that cannot be done is a tool error (``isError``) saying
-why; nothing is stepped and the session goes on.
+structured content (under ``status`` for ``list_tasks``, ``screenshot`` and ``marks``) and as JSON text (but
+``list_tasks``' and ``marks``' text is their listing). A call that cannot be done is a tool error
+(``isError``) saying why; nothing is stepped and the session goes on.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ async def _call(session: McpSession, name: str, args: dict[str, Any]) -> types.C
         tasks = await session.run(session.list_tasks)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(tasks, ensure_ascii=False))],
-            structuredContent={"tasks": tasks},
+            structuredContent={"tasks": tasks, "status": dict(session.status)},
         )
     if name == "reset":
         return _status(await session.run(session.reset, args.get("task"), args.get("seed")))

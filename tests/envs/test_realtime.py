@@ -43,6 +43,22 @@ def test_a_timer_rings_between_steps_in_real_time():
         env.close()
 
 
+def test_a_timer_set_by_the_agents_action_rings_before_its_next_step():
+    """The timer is set by a step (the adb_shell API action); 4 s later, before any other step, it has
+    rung: in lock step the one step would have moved the phone's clock by about a second."""
+    env = gym.make("Crab-Android-v0", realtime=True, api_actions=True, obs_size=(108, 240))
+    try:
+        env.reset(seed=0)
+        command = TIMER_2S.replace("LENGTH 2", "LENGTH 3")
+        _, _, _, _, info = env.step(env.unwrapped.encode_action("android", "adb_shell", {"command": command}))
+        assert info["output"]["exit_code"] == 0, info
+        time.sleep(4.0)  # no step: read the phone's timers straight from its shell
+        sql = "sqlite3 /data/data/com.google.android.deskclock/databases/alarms.db 'SELECT rang FROM timers'"
+        assert env.unwrapped.subenvs["android"].device.shell(sql)[0].strip()  # rang
+    finally:
+        env.close()
+
+
 def test_lock_step_clock_waits_for_the_agent():
     phone = Phone()
     try:
@@ -86,9 +102,13 @@ def test_set_realtime_keeps_the_clock_where_it_is():
         phone.close()
 
 
-def test_video_frames_arrive_at_the_asked_rate_and_the_thread_stops_on_close():
+@pytest.mark.parametrize(
+    "env_id, device, size",
+    [("Crab-Android-v0", "android", (54, 120)), ("Crab-Desktop-v0", "ubuntu", (128, 80))],
+)
+def test_video_frames_arrive_at_the_asked_rate_and_the_thread_stops_on_close(env_id, device, size):
     fps, max_frames = 5, 40
-    env = gym.make("Crab-Android-v0", video_fps=fps, video_max_frames=max_frames, obs_size=(54, 120))
+    env = gym.make(env_id, video_fps=fps, video_max_frames=max_frames, obs_size=size)
     try:
         obs, _ = env.reset(seed=0)
         assert env.observation_space.contains(obs)
@@ -97,11 +117,11 @@ def test_video_frames_arrive_at_the_asked_rate_and_the_thread_stops_on_close():
         t1 = time.monotonic()
         obs, *_ = env.step(env.unwrapped.encode_action("root", "wait", {"seconds": 1}))
         assert env.observation_space.contains(obs)
-        n = int(obs["android"]["video_frames"])
+        n = int(obs[device]["video_frames"])
         expected = fps * (t1 - t0)
         assert 0.8 * expected <= n <= 1.2 * expected + 1, (n, expected)
-        video = obs["android"]["video"]
-        assert video.shape == (max_frames, 120, 54, 3) and video.dtype == np.uint8
+        video = obs[device]["video"]
+        assert video.shape == (max_frames, size[1], size[0], 3) and video.dtype == np.uint8
         assert video[:n].any() and not video[n:].any()  # frames first, zero padding after
     finally:
         env.close()

@@ -35,6 +35,7 @@ async def _check_tools(session: ClientSession) -> None:
     assert tap["properties"]["device"]["enum"] == ["android"] and set(tap["required"]) == {"device", "point"}
     listed = (await session.call_tool("list_tasks", {})).structuredContent
     assert listed is not None and PHONE_TASK in {t["id"] for t in listed["tasks"]}
+    assert listed["status"]["episode"] is None  # every result says where the episode is: none yet
 
 
 async def _bad_arguments_then_solve(session: ClientSession) -> None:

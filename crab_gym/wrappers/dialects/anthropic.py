@@ -14,8 +14,9 @@ On the phone, Return/Escape/Home are its enter/back/home buttons, a scroll is a 
 ``left_click_drag`` that ends where it starts is a long press. ``left_mouse_down`` / ``left_mouse_up``
 within one step (a list) are a drag; in different steps the button stays down between them, where the
 pointer is (a ``mouse_move`` meanwhile drags). ``hold_key`` presses its keys, waits ``duration`` seconds
-(whole seconds, at most 10) and releases them, as several env steps. Holding across steps is for the
-desktop: the phone refuses it.
+(whole seconds, at most 10) and releases them, as several env steps; a click or scroll with ``text``
+(``"shift"``) holds those keys around it (key_down, the click, key_up). Holding keys or the button is for
+the desktop: the phone refuses it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crab_gym.core.actions import InvalidAction
-from crab_gym.wrappers.dialects.base import MAX_CALLS, Act, Context, Dialect, display
+from crab_gym.wrappers.dialects.base import DESKTOP, MAX_CALLS, Act, Context, Dialect, display
 from crab_gym.wrappers.dialects.jsonish import field_of, items, json_value, pair
 
 HOLD_MAX = 10
@@ -92,7 +93,10 @@ class Anthropic(Dialect):
             return [Act("key", device, keys=keys) for keys in _chords(inp, "key")]
         if inp.get("action") == "hold_key":
             return self._hold_key(inp, ctx)
-        return [self._act(inp, ctx)]
+        act = self._act(inp, ctx)
+        if inp.get("text") and inp.get("action") in (*CLICKS, "scroll") and act.kind != "unsupported":
+            return _with_keys(act, _chords(inp, str(inp["action"])), str(inp["action"]))
+        return [act]
 
     def _hold_key(self, inp: Mapping[str, Any], ctx: Context) -> list[Act]:
         """Key down, a wait of ``duration`` whole seconds (5 at most per wait), key up."""
@@ -128,8 +132,6 @@ class Anthropic(Dialect):
             else None
         )
         if name in CLICKS:
-            if inp.get("text"):
-                return Act("unsupported", text=f"{name} with keys held ({inp['text']!r}) is not supported")
             return Act(CLICKS[name], device, where)
         if name == "type":
             return Act("type", device, text=field_of(inp, "text", str, "type"))
@@ -216,6 +218,19 @@ class Anthropic(Dialect):
                 "buttons, a scroll is a swipe, and a left_click_drag ending where it starts is a long press."
             )
         return spec
+
+
+def _with_keys(act: Act, chords: list[tuple[str, ...]], what: str) -> list[Act]:
+    """A click or scroll with ``text``'s modifier keys held ("shift", "ctrl+shift" or "ctrl shift"): key_down,
+    the act, key_up (the desktop; the phone has no keys to hold)."""
+    if act.device != DESKTOP:
+        return [Act("unsupported", text=f"{what} with keys held is not supported on {act.device!r}")]
+    keys = tuple(k for chord in chords for k in chord)
+    return [
+        Act("key_down", act.device, keys=keys, text=what),
+        act,
+        Act("key_up", act.device, keys=keys, text=what),
+    ]
 
 
 def _chords(inp: Mapping[str, Any], what: str) -> list[tuple[str, ...]]:

@@ -1,10 +1,12 @@
 """pyautogui code, as OSWorld's and AgentStudio's agents write it; several calls per step.
 
-``pyautogui.click(640, 400)``, ``pyautogui.hotkey('ctrl', 's')``, ``time.sleep(1)``, OSWorld's ``WAIT`` /
+``pyautogui.click(640, 400)``, ``pyautogui.hotkey('ctrl', 's')``, ``time.sleep(1)`` (or
+``pyautogui.sleep``; ``leftClick`` is ``click``), OSWorld's ``WAIT`` /
 ``DONE`` / ``FAIL``. A ```python block in a reply is read, else the whole text. The code is parsed with
 :mod:`ast` and never run (see :mod:`crab_gym.wrappers.dialects.calls` for what is refused); ``import
 pyautogui`` and ``import time`` are accepted and do nothing. Coordinates are pixels of the frame the agent
-was shown. ``keyDown``/``keyUp`` hold keys within the step: a press while held is a chord; ``mouseDown`` /
+was shown. ``keyDown``/``keyUp`` hold keys within the step: a press while held is a chord, a click or
+scroll while held is done with them down (a shift-click; the desktop only); ``mouseDown`` /
 ``mouseUp`` in one step are a drag (on the phone a swipe, or a long press where it starts). Keys or buttons
 still held at the end of the step stay held on the desktop until a later step's ``keyUp`` / ``mouseUp``
 (the phone refuses that). ``time.sleep`` under a second is dropped (every action already waits for the
@@ -23,12 +25,12 @@ from typing import Any
 
 from crab_gym.core.actions import InvalidAction
 from crab_gym.envs.api_actions import API_ACTIONS, api_device
-from crab_gym.wrappers.dialects.base import Act, Context, Dialect, device_sizes
+from crab_gym.wrappers.dialects.base import DESKTOP, Act, Context, Dialect, device_sizes
 from crab_gym.wrappers.dialects.calls import Call, code_of, parse_calls
 
-NAMES = ("click", "doubleClick", "rightClick", "middleClick", "tripleClick", "moveTo", "dragTo", "scroll",
-         "hscroll", "vscroll", "write", "typewrite", "press", "hotkey", "keyDown", "keyUp", "mouseDown",
-         "mouseUp")  # fmt: skip
+NAMES = ("click", "leftClick", "doubleClick", "rightClick", "middleClick", "tripleClick", "moveTo", "dragTo",
+         "scroll", "hscroll", "vscroll", "write", "typewrite", "press", "hotkey", "keyDown", "keyUp",
+         "mouseDown", "mouseUp", "sleep")  # fmt: skip
 ALLOWED = frozenset(
     {f"pyautogui.{n}" for n in NAMES}
     | {"time.sleep", "answer", "ask_user"}
@@ -37,8 +39,11 @@ ALLOWED = frozenset(
 BARE = ("WAIT", "DONE", "FAIL")
 ROOT_CALLS = {"answer": "answer", "ask_user": "ask"}
 """Calls beside OSWorld's: answer('text') submits an answer, ask_user('question') asks the task's user."""
-CLICK_KINDS = {"click": "click", "doubleClick": "double_click", "rightClick": "right_click",
-               "middleClick": "middle_click", "tripleClick": "triple_click", "moveTo": "move"}  # fmt: skip
+CLICK_KINDS = {"leftClick": "click", "click": "click", "doubleClick": "double_click",
+               "rightClick": "right_click", "middleClick": "middle_click", "tripleClick": "triple_click",
+               "moveTo": "move"}  # fmt: skip
+"""Which click each call is; the translator writes the last name of each kind (``click``, not
+``leftClick``)."""
 
 
 class PyAutoGUI(Dialect):
@@ -87,6 +92,7 @@ class _Step:
         self.device: str | None = None
         self.held: list[str] = []
         self.chorded = False
+        self.down_keys: list[str] = []  # held keys already sent down (a click or scroll came while held)
         # A mouseDown not yet released: device, where, the point it named, its Act's index, the button.
         self.down: tuple[str, Any, Any, int, str] | None = None
 
@@ -105,8 +111,8 @@ class _Step:
         if c.name.startswith("api."):
             self.acts.append(self._api(c.name[4:], list(c.args), kw, named))
             return
-        if c.name == "time.sleep":
-            seconds = _num(c.args[0] if c.args else kw.get("secs"), "time.sleep")
+        if c.name in ("time.sleep", "pyautogui.sleep"):
+            seconds = _num(c.args[0] if c.args else kw.get("secs", kw.get("seconds")), c.name)
             if seconds >= 1:
                 self.acts.append(Act("wait", seconds=seconds))
             return
@@ -139,6 +145,11 @@ class _Step:
             self.chorded = False
         elif name == "keyUp":
             key = _key(args, kw, name)
+            if key in self.down_keys:  # sent down for a click or scroll: release it
+                self.acts.append(Act("key_up", device, keys=(key,), text=f"keyUp({key!r})"))
+                self.down_keys.remove(key)
+                self.held.remove(key)
+                return
             if key not in self.held:  # held since an earlier step
                 self.acts.append(Act("key_up", device, keys=(key,), text=f"keyUp({key!r}) without keyDown"))
                 return
@@ -151,6 +162,7 @@ class _Step:
             point = self._point(device, args[1:], kw, name, required=False)
             if clicks == 0:
                 raise InvalidAction(f"{name}: clicks must not be 0")
+            self._hold_down(device, name)
             if name == "hscroll":
                 direction = "right" if clicks > 0 else "left"
             else:
@@ -201,9 +213,23 @@ class _Step:
             params[k] = v
         return Act("api", device, text=name, params=tuple(params.items()))
 
+    def _hold_down(self, device: str, what: str) -> None:
+        """Before a click or scroll while keys are held (keyDown): send them down (the desktop holds keys;
+        the phone has none to hold)."""
+        if not self.held:
+            return
+        if device != DESKTOP:
+            raise InvalidAction(
+                f"{what} while keys are held ({'+'.join(self.held)}) is not supported on {device!r}"
+            )
+        for key in self.held:
+            if key not in self.down_keys:
+                self.acts.append(Act("key_down", device, keys=(key,), text=f"keyDown({key!r})"))
+                self.down_keys.append(key)
+        self.chorded = True  # the keys did their work with the click: no press of them at keyUp
+
     def _click(self, device: str, name: str, args: list[Any], kw: dict[str, Any]) -> None:
-        if self.held:
-            raise InvalidAction(f"{name} while keys are held ({'+'.join(self.held)}) is not supported")
+        self._hold_down(device, name)
         point = self.ctx.point_at(device, self._point(device, args, kw, name, required=False), name)
         kind = CLICK_KINDS[name]
         if name == "click":
@@ -244,6 +270,8 @@ class _Step:
             )
         for key in self.held:  # stay down until a later step's keyUp
             assert self.device is not None
+            if key in self.down_keys:
+                continue  # already down
             self.acts.append(
                 Act("key_down", self.device, keys=(key,), text=f"keyDown({key!r}) without keyUp")
             )

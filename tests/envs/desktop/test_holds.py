@@ -81,6 +81,31 @@ def test_a_click_while_shift_is_held_is_a_shift_click(env):
     assert _primary(desk) == "alpha" + " " * 40 + "omega"
 
 
+@pytest.mark.parametrize("dialect", ["anthropic", "pyautogui"])
+def test_a_shift_click_through_a_dialect_extends_the_selection(env, dialect):
+    """The anthropic tool's click with text="shift", pyautogui's keyDown/click/keyUp: key_down, the click,
+    key_up, and nothing stays held."""
+    desk = _editor(env)
+    desk.execute(desk.action("write_text"), {"text": "alpha" + " " * 40 + "omega"})
+    desk.settle()
+    agent = ActionDialect(env, dialect)
+    (x1, y1, _, _), (w, h) = next(e for e in desk.ui_elements() if e.role == "text").box, desk.screen_size
+    sw, sh = agent.context.screens["ubuntu"].shown
+    desk.execute(desk.action("click"), {"point": ((x1 + 2) / w, (y1 + 10) / h)})  # the caret at the start
+    x, y = round((x1 + 700) * sw / w), round((y1 + 10) * sh / h)  # past the line's end
+    text = (
+        json.dumps({"action": "left_click", "coordinate": [x, y], "text": "shift"})
+        if dialect == "anthropic"
+        else f"pyautogui.keyDown('shift')\npyautogui.click({x}, {y})\npyautogui.keyUp('shift')"
+    )
+    _, _, _, _, info = agent.step(text)
+    assert "invalid_action" not in info and "error" not in info, info
+    assert [a["name"] for a in info["dialect"]["actions"]] == ["key_down", "click", "key_up"]
+    desk.settle()
+    assert _primary(desk) == "alpha" + " " * 40 + "omega"
+    assert _held(desk) == (False, False)
+
+
 def test_hold_key_holds_within_one_step(env):
     desk = _editor(env)
     agent = ActionDialect(env, "anthropic")
