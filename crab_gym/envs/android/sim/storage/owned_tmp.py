@@ -3,13 +3,15 @@
 Each directory is ``<tmp>/<prefix>p<pid>-<random><suffix>`` and holds an ``flock`` on itself while its process
 lives; the kernel frees it however the process dies (SIGKILL included). Making a directory first removes the
 ones of the same prefix whose lock is free: their owner died before it could clean up (at most every
-``SWEEP_EVERY`` seconds per process: a sweep lists the whole temp dir, milliseconds when it holds thousands of
-entries, and a worker makes many phones). A directory is made hidden and only gets its name once locked, so
+``SWEEP_EVERY`` seconds on the machine, told by a stamp file's time: a sweep lists the whole temp dir,
+milliseconds when it holds thousands of entries, and a phone's cold start or a worker making many phones need
+not pay it each time). A directory is made hidden and only gets its name once locked, so
 no sweep ever sees one that is still being set up.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -20,7 +22,19 @@ import weakref
 from pathlib import Path
 
 SWEEP_EVERY = 30.0
-_swept: dict[str, float] = {}  # prefix -> when this process last swept it (time.monotonic)
+
+
+def _sweep_due(prefix: str) -> bool:
+    """Whether nobody swept ``prefix`` in the last ``SWEEP_EVERY`` s; if so, the stamp now says we do."""
+    stamp = Path(tempfile.gettempdir()) / f".{prefix}swept"
+    try:
+        if time.time() - stamp.stat().st_mtime < SWEEP_EVERY:
+            return False
+        os.utime(stamp)
+    except OSError:  # none yet (make it), or one we cannot touch (another user's): sweep as if none
+        with contextlib.suppress(OSError):
+            stamp.touch()
+    return True
 
 
 def sweep(prefix: str, parent: str | None = None) -> list[str]:
@@ -64,8 +78,7 @@ class OwnedTempDir:
     :meth:`cleanup`, when garbage-collected, at exit, or by the next one made after this process died."""
 
     def __init__(self, prefix: str, suffix: str = "") -> None:
-        if time.monotonic() - _swept.get(prefix, -SWEEP_EVERY) >= SWEEP_EVERY:
-            _swept[prefix] = time.monotonic()
+        if _sweep_due(prefix):
             sweep(prefix)
         hidden = tempfile.mkdtemp(suffix, prefix=f".{prefix}p{os.getpid()}-")
         fd = os.open(hidden, os.O_RDONLY | os.O_DIRECTORY)
