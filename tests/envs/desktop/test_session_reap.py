@@ -123,7 +123,7 @@ def test_the_next_slot_allocation_reaps_a_dead_owners_session():
 def test_an_interrupted_validate_leaves_no_session_once_the_next_env_starts(desktop, sig):
     """`crab-gym tasks validate --jobs 2` interrupted (Ctrl-C to its process group, or SIGTERM as `timeout`
     sends) while its workers' desktops run: nothing of them is left once the next env has started."""
-    before = set(lock_dir().glob("slot*.owner"))
+    before = {r.token for p in lock_dir().glob("slot*.owner") if (r := _record(p))}
     cmd = [
         sys.executable,
         "-m",
@@ -145,7 +145,10 @@ def test_an_interrupted_validate_leaves_no_session_once_the_next_env_starts(desk
         deadline = time.monotonic() + 120
         while len(records) < 2 and time.monotonic() < deadline and run.poll() is None:
             time.sleep(0.2)
-            records = [r for p in set(lock_dir().glob("slot*.owner")) - before if (r := _record(p))]
+            # new sessions by their tokens: a worker may take a slot whose record file was there before
+            # (a stale one it reaped first), so the file names alone would miss it
+            now = [r for p in lock_dir().glob("slot*.owner") if (r := _record(p))]
+            records = [r for r in now if r.token not in before]
         assert len(records) == 2, "the validate workers took no desktop slots"
         time.sleep(3)  # their sessions start (or run a task)
         os.killpg(run.pid, sig)
