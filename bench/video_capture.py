@@ -28,12 +28,12 @@ def _measure(env_id: str, device: str, obs_size, changed, seconds: float = 3.0, 
         grabs, spent = capture.grabs, capture.grab_seconds
         time.sleep(seconds)
         idle = (capture.grab_seconds - spent) / max(1, capture.grabs - grabs)
-        with crab._video_paused():  # the thread waits: time the grab alone
-            crab._grab(device)
+        with crab.observer.paused():  # the thread waits: time the grab alone
+            crab.observer.grab(device)
             t0 = time.perf_counter()
             for _ in range(rounds):
                 changed(crab.subenvs[device])
-                crab._grab(device)
+                crab.observer.grab(device)
             fresh = (time.perf_counter() - t0) / rounds
         w, h = obs_size or crab.subenvs[device].screen_size
         print(

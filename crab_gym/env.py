@@ -3,76 +3,27 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 
 from crab_gym import env_state
-from crab_gym.core.actions import ActionSpec, InvalidAction
+from crab_gym.core.actions import InvalidAction
 from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.tasks import Task
-from crab_gym.envs.backend_spec import parse_backend
+from crab_gym.env_devices import LazyStates, add_api_actions, make_subenv
+from crab_gym.env_observer import Observer
 from crab_gym.envs.base import DeviceError, DeviceGone, SubEnv
 from crab_gym.envs.events import EventScheduler
 from crab_gym.envs.root import RootEnv
-from crab_gym.envs.video import VideoCapture, paused, tile
+from crab_gym.envs.video import VideoCapture, tile
 from crab_gym.rewards import REWARDS
-from crab_gym.spaces import ActionCodec, encode_instruction, observation_space, screen_obs
+from crab_gym.spaces import ActionCodec, observation_space, screen_obs
 
-
-def make_subenv(name: str, backend: str | None, realtime: bool = False) -> SubEnv:
-    """A sub-env by device name and backend string (:func:`~crab_gym.envs.backend_spec.parse_backend`):
-    ``xvfb`` or ``libvirt[:<domain>][@<uri>]`` for the desktop; ``sim``, ``adb-sim``, ``adb:<serial>`` or
-    ``androidenv`` for the phone. ``realtime``: the simulated phone's clock runs with the wall clock (the
-    desktop and a real phone always do)."""
-    if name == "root":
-        return RootEnv()
-    if name == "ubuntu":
-        from crab_gym.envs.desktop import DesktopEnv
-
-        return DesktopEnv(parse_backend(name, backend))
-    if name == "android":
-        from crab_gym.envs.android import AndroidEnv
-
-        return AndroidEnv(parse_backend(name, backend), realtime=realtime)
-    raise ValueError(f"unknown device {name!r}; devices: ubuntu, android, root")
-
-
-def add_api_actions(sub: SubEnv) -> None:
-    """Append the device's API actions (:mod:`crab_gym.envs.api_actions`) to this sub-env's action table,
-    after its GUI actions, whose indices stay; a device without any is left as it is."""
-    extra: tuple[ActionSpec, ...] = ()
-    if sub.name == "ubuntu":
-        from crab_gym.envs.desktop import DesktopEnv
-        from crab_gym.envs.desktop.api_actions import ACTIONS as extra
-
-        kind = sub.spec.kind if isinstance(sub, DesktopEnv) else type(sub).__name__
-        if kind != "xvfb":
-            raise ValueError(f"api_actions: the desktop's API actions need the xvfb backend, not {kind}")
-    elif sub.name == "android":
-        from crab_gym.envs.android.api_actions import ACTIONS as extra
-    if extra and not any(a is extra[0] for a in sub.actions):
-        sub.actions = (*sub.actions, *extra)
-
-
-class _LazyStates(Mapping[str, Any]):
-    """Device states for evaluators, read only when a check asks (each sub-env caches per step)."""
-
-    def __init__(self, subenvs: Mapping[str, SubEnv]) -> None:
-        self._subenvs = subenvs
-
-    def __getitem__(self, name: str) -> Any:
-        return self._subenvs[name].state()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._subenvs)
-
-    def __len__(self) -> int:
-        return len(self._subenvs)
+__all__ = ["CrabEnv", "add_api_actions", "make_subenv"]  # the last two live in env_devices
 
 
 class CrabEnv(gym.Env):
@@ -152,22 +103,16 @@ class CrabEnv(gym.Env):
         self.codec = ActionCodec(list(self.subenvs.values()))
         self.action_space = self.codec.space
         self.screen_obs = screen_obs(list(self.subenvs.values()), obs_size)
-        if video_fps is not None and (video_fps <= 0 or video_max_frames < 1):
-            raise ValueError(
-                f"video_fps must be > 0 and video_max_frames >= 1, got {video_fps}, {video_max_frames}"
-            )
-        self.video_fps, self.video_max_frames = video_fps, video_max_frames if video_fps else 0
-        self.video: dict[str, VideoCapture] = {}  # started on the first reset, stopped on close
+        self.observer = Observer(self.subenvs, self.screen_obs, video_fps, video_max_frames)
+        self.video_fps, self.video_max_frames = self.observer.video_fps, self.observer.video_max_frames
+        self.video: dict[str, VideoCapture] = self.observer.video  # from the first reset to close
         self.observation_space = observation_space(
             list(self.subenvs.values()), self.screen_obs, self.video_max_frames
         )
         self.task: Task | None = None
         self.graph: GraphEvaluator | None = None
         self.events = EventScheduler()  # the task's device events (docs/tasks.md)
-        self._states = _LazyStates(self.subenvs)
-        self._last_frames: dict[str, np.ndarray] = {}
-        self._last_raw: dict[str, np.ndarray] = {}  # what the device handed back: full or drawn small
-        self._last_obs: dict[str, np.ndarray] = {}
+        self._states = LazyStates(self.subenvs)
         self._steps = 0
         self._actions = 0
         self._invalid = 0
@@ -177,8 +122,8 @@ class CrabEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         options = options or {}
-        self._start_video()
-        with self._video_paused():
+        self.observer.start_video()
+        with self.observer.paused():
             return self._reset(seed, options)
 
     def _reset(self, seed: int | None, options: dict[str, Any]):
@@ -203,14 +148,14 @@ class CrabEnv(gym.Env):
         return self._observe(), info
 
     def step(self, action: Any):
-        with self._video_paused():
+        with self.observer.paused():
             return self._step(action)
 
     def observe(self) -> dict[str, Any]:
         """The observation now, without acting: for a wrapper that changed a device between steps
         (crab_gym.wrappers.perturb puts up a pop-up), so the agent sees what it put up: no cached state or
         frame from before the change is used."""
-        with self._video_paused():
+        with self.observer.paused():
             for sub in self.subenvs.values():
                 sub.invalidate_state()
                 sub.invalidate_screen()
@@ -219,7 +164,7 @@ class CrabEnv(gym.Env):
     def reject(self, reason: str):
         """Take a step with an action a wrapper found invalid (an unknown mark id, a malformed tool call):
         no device is touched, and it counts toward ``max_invalid_actions`` like any invalid action."""
-        with self._video_paused():
+        with self.observer.paused():
             return self._step(InvalidAction(reason))
 
     def _step(self, action: Any):
@@ -287,7 +232,7 @@ class CrabEnv(gym.Env):
         try:
             obs = self._observe()
         except (DeviceError, OSError) as e:
-            obs = self._blank_observation()
+            obs = self.observer.blank(self.task.description if self.task else "")
             extra["error"] = f"{type(e).__name__}: {e}"
             reason, truncated, self._done = "env_error", not terminated, True
         info = self._info(**extra)
@@ -303,22 +248,20 @@ class CrabEnv(gym.Env):
 
     def close(self) -> None:
         self.events.stop()
-        for capture in self.video.values():
-            capture.close()
-        self.video.clear()
+        self.observer.close()
         for sub in self.subenvs.values():
             sub.close()
         super().close()
 
     def save_state(self) -> env_state.EnvState:
         """Every device's state, the task, the graph's progress, the counters and the RNG (docs/state.md)."""
-        with self._video_paused():
+        with self.observer.paused():
             return env_state.capture(self)
 
     def load_state(self, state: env_state.EnvState) -> tuple[dict[str, Any], dict[str, Any]]:
         """Back to a saved state; (observation, info) there, as ``reset`` returns them. StateError if the
         state is not this env's; RestoreError if a device could not be brought back (then ``reset()``)."""
-        with self._video_paused():
+        with self.observer.paused():
             env_state.restore(self, state)
             return self._observe(), self._info()
 
@@ -338,11 +281,7 @@ class CrabEnv(gym.Env):
     def last_screens(self) -> dict[str, np.ndarray]:
         """Every device's frame as of the last observation, before any wrapper drew on or resized it; a
         device that drew its observation small draws its full frame now (its screen has not changed)."""
-        frames = dict(self._last_frames)
-        with self._video_paused():
-            for name in self._last_raw.keys() - frames.keys():
-                frames[name] = self.subenvs[name].screenshot()
-        return frames
+        return self.observer.last_screens()
 
     def device_ids(self) -> dict[str, dict[str, Any]]:
         """{device: plain values telling it apart from others of its kind} (an X display and its Xvfb pid,
@@ -408,71 +347,12 @@ class CrabEnv(gym.Env):
 
     def _observe(self) -> dict[str, Any]:
         assert self.task is not None
-        obs: dict[str, Any] = {"instruction": encode_instruction(self.task.description)}
-        for name, sub in self.subenvs.items():
-            if name in self.screen_obs:
-                want = self.screen_obs[name]
-                draw_at = getattr(sub, "screenshot_at", None)
-                small = (want.width, want.height) != tuple(sub.screen_size) and draw_at is not None
-                raw: np.ndarray | None = draw_at((want.width, want.height)) if small and draw_at else None
-                if raw is None:
-                    raw = sub.screenshot()
-                    self._last_frames[name] = raw
-                else:
-                    self._last_frames.pop(name, None)  # last_screens() draws it full size when asked
-                # A device hands back its cached frame while the screen is unchanged: its observation is not
-                # converted again, and is copied (observations of two steps must not be one object).
-                if raw is self._last_raw.get(name) and name in self._last_obs:
-                    screen = self._last_obs[name].copy()
-                else:
-                    screen = want.convert(raw)
-                obs[name] = {"screen": screen}
-                if name in self.video:
-                    video, count = self.video[name].drain()
-                    obs[name].update(video=video, video_frames=np.asarray(count, np.int64))
-                self._last_raw[name] = raw
-                self._last_obs[name] = screen
-        return obs
-
-    def _blank_observation(self) -> dict[str, Any]:
-        """All-zero frames, for a step whose device died (the next reset recovers it)."""
-        obs: dict[str, Any] = {"instruction": encode_instruction(self.task.description if self.task else "")}
-        for name, screen in self.screen_obs.items():
-            obs[name] = {"screen": np.zeros(screen.shape, np.uint8)}
-            if self.video_max_frames:
-                obs[name].update(
-                    video=np.zeros((self.video_max_frames, *screen.shape), np.uint8),
-                    video_frames=np.asarray(0, np.int64),
-                )
-            w, h = self.subenvs[name].screen_size
-            self._last_frames[name] = np.zeros((h, w, 3), np.uint8)
-            self._last_raw[name] = self._last_frames[name]
-            self._last_obs.pop(name, None)
-        return obs
-
-    def _start_video(self) -> None:
-        """One capture thread per screen (once: they run until close)."""
-        if not self.video_fps or self.video:
-            return
-        for name, want in self.screen_obs.items():
-            grab = functools.partial(self._grab, name)
-            self.video[name] = VideoCapture(grab, want.shape, self.video_fps, self.video_max_frames, name)
-
-    def _grab(self, name: str) -> np.ndarray:
-        """A device's screen at its observation's size (a video frame)."""
-        sub, want = self.subenvs[name], self.screen_obs[name]
-        draw_at = getattr(sub, "screenshot_at", None)
-        raw = draw_at((want.width, want.height)) if draw_at is not None else None
-        return want.convert(sub.screenshot() if raw is None else raw)
+        return self.observer.observe(self.task.description)
 
     def devices_held(self) -> contextlib.AbstractContextManager[None]:
         """For a wrapper that reads a device between steps (its UI tree, a screenshot): no video frame is
         grabbed inside the block, as none is inside a step (a grab and a read on one X connection race)."""
-        return self._video_paused()
-
-    def _video_paused(self) -> contextlib.AbstractContextManager[None]:
-        """No frame is grabbed while the env acts on or reads the devices."""
-        return paused(self.video.values())
+        return self.observer.paused()
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         assert self.task is not None and self.graph is not None

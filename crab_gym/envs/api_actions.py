@@ -5,7 +5,7 @@ action table, after the GUI actions, so the GUI actions keep their indices and, 
 space is unchanged. The actions themselves live with their device: :mod:`crab_gym.envs.desktop.api_actions`
 (a shell command as the session user, a file in its HOME) and :mod:`crab_gym.envs.android.api_actions`
 (``adb shell``, an SMS, a contact). This module is the light table the dialects read (no device imports);
-``crab_gym.env.add_api_actions`` adds the actions to a sub-env.
+``crab_gym.env_devices.add_api_actions`` adds the actions to a sub-env.
 """
 
 from __future__ import annotations
