@@ -145,10 +145,10 @@ def test_an_interrupted_validate_leaves_no_session_once_the_next_env_starts(desk
         deadline = time.monotonic() + 120
         while len(records) < 2 and time.monotonic() < deadline and run.poll() is None:
             time.sleep(0.2)
-            # new sessions by their tokens: a worker may take a slot whose record file was there before
-            # (a stale one it reaped first), so the file names alone would miss it
+            # the workers' records: new tokens (a worker may take a slot whose stale record file it reaped)
+            # of processes in the validate run's own session (other runs on the machine start envs too)
             now = [r for p in lock_dir().glob("slot*.owner") if (r := _record(p))]
-            records = [r for r in now if r.token not in before]
+            records = [r for r in now if r.token not in before and _session_of(r.pid) == run.pid]
         assert len(records) == 2, "the validate workers took no desktop slots"
         time.sleep(3)  # their sessions start (or run a task)
         os.killpg(run.pid, sig)
@@ -165,6 +165,13 @@ def test_an_interrupted_validate_leaves_no_session_once_the_next_env_starts(desk
         assert not _alive(r.pid)
         assert marker_pids(f"{MARKER}={r.token}".encode()) == [], f"left of the session of worker {r.pid}"
         _assert_slot_free_of(int(Path(r.dir).name[1:]), Path(r.dir))
+
+
+def _session_of(pid: int) -> int | None:
+    try:
+        return os.getsid(pid)
+    except ProcessLookupError:
+        return None
 
 
 def _record(path: Path) -> Owner | None:
