@@ -25,13 +25,14 @@ SWEEP_EVERY = 30.0
 
 
 def _sweep_due(prefix: str) -> bool:
-    """Whether nobody swept ``prefix`` in the last ``SWEEP_EVERY`` s; if so, the stamp now says we do."""
-    stamp = Path(tempfile.gettempdir()) / f".{prefix}swept"
+    """Whether this user swept ``prefix`` in the last ``SWEEP_EVERY`` s; if not, the stamp now says we do
+    (one stamp per user: a sweep removes only what its user may)."""
+    stamp = Path(tempfile.gettempdir()) / f".{prefix}swept-{os.getuid()}"
     try:
         if time.time() - stamp.stat().st_mtime < SWEEP_EVERY:
             return False
         os.utime(stamp)
-    except OSError:  # none yet (make it), or one we cannot touch (another user's): sweep as if none
+    except OSError:  # none yet (make it), or one we cannot touch: sweep as if none
         with contextlib.suppress(OSError):
             stamp.touch()
     return True
