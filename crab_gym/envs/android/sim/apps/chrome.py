@@ -11,6 +11,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import quote_plus, unquote, urlsplit
 
+from crab_gym.core.lazy import lazy_module
+
 from ..storage import db
 from ..system import clipboard
 from ..system.registry import AppSpec
@@ -18,11 +20,18 @@ from ..ui.layout import Screen
 from ..ui.view import View
 
 if TYPE_CHECKING:
+    from ..net import fetch as net_fetch
+    from ..net import page as net_page
     from ..net.fetch import Response
     from ..net.page import Page
-
-# The web's modules (pages, fetching, their layout) are imported where a page is first opened: a phone that
-# never browses does not load them (nor html.parser).
+    from ..system import media
+    from ..ui import webview
+else:  # the web's modules (pages, fetching, their layout) load when a page is first opened: a phone
+    # that never browses does not load them (nor html.parser)
+    net_fetch = lazy_module("crab_gym.envs.android.sim.net.fetch")
+    net_page = lazy_module("crab_gym.envs.android.sim.net.page")
+    media = lazy_module("crab_gym.envs.android.sim.system.media")
+    webview = lazy_module("crab_gym.envs.android.sim.ui.webview")
 
 APP = AppSpec("com.android.chrome", "Chrome", (26, 115, 232))
 MAIN = "com.google.android.apps.chrome.Main"
@@ -36,12 +45,10 @@ TEXT_TYPES = ("text/html", "text/plain", "application/xhtml")
 
 
 def to_url(text: str) -> str:
-    from ..net.fetch import normalise
-
     """What the address bar loads for ``text``: a URL as typed (https:// added to a bare host), else a
     search for the words."""
     text = text.strip()
-    if normalise(text):
+    if net_fetch.normalise(text):
         return text
     if " " not in text and re.fullmatch(r"[\w.-]+\.[a-z]{2,}(:\d+)?(/\S*)?", text, re.IGNORECASE):
         return "https://" + text
@@ -62,8 +69,6 @@ def _record_visit(phone, url: str, title: str) -> None:
 
 
 def _download(phone, res: Response) -> str:
-    from ..system.media import scan
-
     """Save a non-page answer under /sdcard/Download (as Chrome's downloads do); its path."""
     name = posixpath.basename(unquote(urlsplit(res.url).path)) or "download"
     name = re.sub(r"[^\w. -]", "_", name)[:100] or "download"
@@ -73,13 +78,11 @@ def _download(phone, res: Response) -> str:
     while phone.fs.exists(path):
         path, n = f"{stem} ({n}){ext}", n + 1
     phone.fs.write_bytes(path, res.body)
-    scan(phone, path)
+    media.scan(phone, path)
     return path
 
 
 def navigate(phone, text: str, form: dict[str, str] | None = None) -> None:
-    from ..net.page import parse
-
     """Load what the address bar or a link asks for, as a new page on Chrome's task."""
     url = to_url(text) if form is None else text
     res = phone.web.fetch(url, form)
@@ -93,7 +96,7 @@ def navigate(phone, text: str, form: dict[str, str] | None = None) -> None:
         else:
             state["html"] = res.text
             state["plain"] = ctype == "text/plain"
-        title = parse(res.url, res.text).title if "html" in state and not state["plain"] else ""
+        title = net_page.parse(res.url, res.text).title if "html" in state and not state["plain"] else ""
         _record_visit(phone, res.url, title)
     if (
         phone.current.package == APP.package
@@ -106,8 +109,6 @@ def navigate(phone, text: str, form: dict[str, str] | None = None) -> None:
 
 
 def page_of(state: dict) -> Page:
-    from ..net.page import parse, plain
-
     """The page a tab shows: the fetched HTML or text, else the page Chrome makes itself (an error, an
     image, a finished download). Both are cached, so the layout of the same page is reused."""
     url = state.get("url", "")
@@ -118,31 +119,30 @@ def page_of(state: dict) -> Page:
     if state.get("downloaded"):
         return _own_page(url, "download", state["downloaded"])
     if state.get("plain"):
-        return plain(url, state.get("html", ""))
-    return parse(url, state.get("html", ""))
+        return net_page.plain(url, state.get("html", ""))
+    return net_page.parse(url, state.get("html", ""))
 
 
 @lru_cache(maxsize=16)
 def _own_page(url: str, kind: str, detail: str) -> Page:
-    from ..net.page import Block, Page, Run
-
     if kind == "error":
         host = urlsplit(url).hostname or url
         head, lines = ERRORS.get(detail, "This page isn't working"), [f"{host} could not be loaded.", detail]
     elif kind == "image":
         name = posixpath.basename(urlsplit(url).path)
-        return Page(url, name, [Block("image", [Run(name)], src=url, alt=name)])
+        return net_page.Page(url, name, [net_page.Block("image", [net_page.Run(name)], src=url, alt=name)])
     else:
         head, lines = "Download complete", [detail]
-    return Page(
-        url, head, [Block("heading", [Run(head)], level=2)] + [Block("text", [Run(t)]) for t in lines]
+    return net_page.Page(
+        url,
+        head,
+        [net_page.Block("heading", [net_page.Run(head)], level=2)]
+        + [net_page.Block("text", [net_page.Run(t)]) for t in lines],
     )
 
 
 @APP.screen("main", MAIN)
 def tab(s: Screen) -> None:
-    from ..ui import webview
-
     if "load" in s.state:  # a VIEW intent's URL: loaded once, on the first draw; its page takes the screen
         navigate(s.phone, s.state.pop("load"))
         s.act = s.phone.current
