@@ -117,12 +117,11 @@ def scale_tag(scale: float) -> str:
 @functools.lru_cache(maxsize=4096)
 def text_width(text: str, size: int, medium: bool = False) -> float:
     """Advance width in pixels of ``text`` in Roboto at ``size``."""
-    args = (text, size, medium)
-    stored = glyph_store("widths").get("width", args)
-    if stored is None:
-        stored = text_font(size, medium).getlength(text)
-        glyph_store("widths").put("width", args, stored)
-    return stored
+    return float(
+        glyph_store("widths").get_or_draw(
+            "width", (text, size, medium), lambda: text_font(size, medium).getlength(text)
+        )
+    )
 
 
 @functools.lru_cache(maxsize=4096)

@@ -25,6 +25,7 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,15 @@ class GlyphStore:
             return mask if kind == "shape" else (mask, *(int(x) for x in extra))
         except (TypeError, ValueError):
             return None
+
+    def get_or_draw(self, kind: str, args: tuple, draw: Callable[[], Any]) -> Any:
+        """The stored value of ``kind`` for ``args``, else what ``draw()`` gives (remembered for
+        :meth:`save`)."""
+        value = self.get(kind, args)
+        if value is None:
+            value = draw()
+            self.put(kind, args, value)
+        return value
 
     def put(self, kind: str, args: tuple, value: Any) -> None:
         """Remember a value just computed, for :meth:`save`."""

@@ -58,27 +58,25 @@ _text_sprites: cachetools.LRUCache = cachetools.LRUCache(TEXT_CACHE_BYTES, getsi
 def text_mask(text: str, size: int, medium: bool, scale: float = 1.0) -> tuple[np.ndarray, int, int, int]:
     """(alpha mask, dx, dy, advance) of ``text`` in Roboto at ``size`` device pixels, drawn with its
     left-middle at (0, 0) on a frame ``scale`` times the device's size."""
-    args = (text, size, medium, scale)
-    stored = fonts.glyph_store(fonts.scale_tag(scale)).get("text", args)
-    if stored is not None:
-        return stored
-    f = fonts.text_font(size, medium)
-    mask, dx, dy = _glyph_mask(f, text, "lm", scale)
-    out = mask, dx, dy, int(round(f.getlength(text) * scale))
-    fonts.glyph_store(fonts.scale_tag(scale)).put("text", args, out)
-    return out
+
+    def draw() -> tuple[np.ndarray, int, int, int]:
+        f = fonts.text_font(size, medium)
+        mask, dx, dy = _glyph_mask(f, text, "lm", scale)
+        return mask, dx, dy, int(round(f.getlength(text) * scale))
+
+    return fonts.glyph_store(fonts.scale_tag(scale)).get_or_draw("text", (text, size, medium, scale), draw)
 
 
 @functools.lru_cache(maxsize=1024)
 def icon_mask(name: str, size: int, scale: float = 1.0) -> tuple[np.ndarray, int, int]:
     """(alpha mask, dx, dy) of a Material icon of ``size`` device pixels whose em box is centred on (0, 0),
     on a frame ``scale`` times the device's size."""
-    args = (name, size, scale)
-    stored = fonts.glyph_store(fonts.scale_tag(scale)).get("icon", args)
-    if stored is None:
-        stored = _glyph_mask(fonts.icon_font(size), fonts.glyph(name), "mm", scale)
-        fonts.glyph_store(fonts.scale_tag(scale)).put("icon", args, stored)
-    return stored
+    store = fonts.glyph_store(fonts.scale_tag(scale))
+    return store.get_or_draw(
+        "icon",
+        (name, size, scale),
+        lambda: _glyph_mask(fonts.icon_font(size), fonts.glyph(name), "mm", scale),
+    )
 
 
 def _supersample(w: int, h: int) -> int:
@@ -94,11 +92,7 @@ def shape_mask(shape: str, w: int, h: int, radius: float = 0.0, line: float = 0.
     pointing), check (a tick), thumb (a circle inset by ``line``).
     """
     args = (shape, w, h, radius, line)
-    stored = fonts.glyph_store("shapes").get("shape", args)
-    if stored is None:
-        stored = _draw_shape(*args)
-        fonts.glyph_store("shapes").put("shape", args, stored)
-    return stored
+    return fonts.glyph_store("shapes").get_or_draw("shape", args, lambda: _draw_shape(*args))
 
 
 def _draw_shape(shape: str, w: int, h: int, radius: float, line: float) -> np.ndarray:
