@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from crab_gym.core import disk_cache
+
 GUEST_DIR = Path(__file__).resolve().parent / "guest"
 DESKTOP_DIR = Path(__file__).resolve().parent.parent / "envs" / "desktop"
 SESSION_AGENT = DESKTOP_DIR / "session_agent.py"
@@ -109,8 +111,7 @@ def cache_dir() -> Path:
     """Where images are cached: ``$CRAB_GYM_VM_CACHE``, else ``$XDG_CACHE_HOME/crab-gym/vm``."""
     if os.environ.get("CRAB_GYM_VM_CACHE"):
         return Path(os.environ["CRAB_GYM_VM_CACHE"])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "crab-gym" / "vm"
+    return disk_cache.cache_dir() / "vm"
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 from Xlib import X, display
+
+from crab_gym.core.disk_cache import cache_dir, write_atomic
 
 # Deep blue at the top left to teal at the bottom right, with a soft light to the upper right.
 TOP_LEFT = np.array((28, 52, 92), np.float32)
@@ -37,11 +37,6 @@ def draw_wallpaper(size: tuple[int, int]) -> np.ndarray:
     return np.clip(img + 0.5, 0, 255).astype(np.uint8)
 
 
-def cache_dir() -> Path:
-    """Where the drawn wallpapers are kept: ``$XDG_CACHE_HOME/crab-gym``, else ``~/.cache/crab-gym``."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "crab-gym"
-
-
 def wallpaper(size: tuple[int, int]) -> np.ndarray:
     """:func:`draw_wallpaper` of ``size``, read from the cache when this module's code drew it before (the
     picture depends on nothing else): drawing takes ~0.15 CPU-s, reading ~3 ms. A missing, unreadable or
@@ -57,13 +52,7 @@ def wallpaper(size: tuple[int, int]) -> np.ndarray:
         pass
     img = draw_wallpaper(size)
     _trim_heap()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as f:
-            np.save(f, img)
-        os.replace(f.name, path)  # whole or not at all, for another process reading it meanwhile
-    except OSError:
-        pass
+    write_atomic(path, lambda f: np.save(f, img))
     return img
 
 

@@ -19,30 +19,17 @@ import json
 import os
 import posixpath
 import sqlite3
-import tempfile
 from functools import cache
 from pathlib import Path
+from typing import IO
+
+from crab_gym.core.disk_cache import cache_dir, keep_newest, write_atomic
 
 from . import db
 from .fs import Sandbox
 
 MAX_SEEDS = 16  # files kept (~225 kB each)
 MAGIC = "crab-gym phone seed 1"
-
-
-def cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/crab-gym``, else ``~/.cache/crab-gym`` (as the desktop's wallpaper)."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "crab-gym"
-
-
-def keep_newest(pattern: str, n: int) -> None:
-    """Delete all but the ``n`` newest files of the cache directory matching ``pattern``."""
-    try:
-        kept = sorted(cache_dir().glob(pattern), key=lambda p: p.stat().st_mtime)
-        for old in kept[:-n]:
-            old.unlink(missing_ok=True)
-    except OSError:  # another process removed one meanwhile, or the directory is not ours to clean
-        pass
 
 
 @cache
@@ -92,15 +79,13 @@ def _read(path: Path) -> tuple[list[str], dict[str, bytes]] | None:
 
 def _write(path: Path, dirs: list[str], files: dict[str, bytes]) -> None:
     head = json.dumps({"magic": MAGIC, "dirs": dirs, "files": [[p, len(b)] for p, b in files.items()]})
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".bin", delete=False) as f:
-            f.write(head.encode() + b"\n")
-            f.writelines(files.values())
-        os.replace(f.name, path)  # whole or not at all, for another process reading it meanwhile
-    except OSError:
-        return
-    keep_newest("phone-seed-*.bin", MAX_SEEDS)
+
+    def write(f: IO[bytes]) -> None:
+        f.write(head.encode() + b"\n")
+        f.writelines(files.values())
+
+    if write_atomic(path, write):
+        keep_newest("phone-seed-*.bin", MAX_SEEDS)
 
 
 def seed(fs: Sandbox, seed: int) -> None:

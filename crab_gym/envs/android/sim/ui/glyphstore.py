@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..storage.seedcache import cache_dir, keep_newest
+from crab_gym.core.disk_cache import cache_dir, keep_newest, write_atomic
 
 MAX_BYTES = 4 * 2**20  # the masks a file holds at most (a 96x208 first screen: ~10 kB; 1080x2400: ~0.3 MB)
 KINDS = ("text", "icon", "shape", "width")  # text_mask, icon_mask, shape_mask, text_width
@@ -157,14 +156,8 @@ class GlyphStore:
             self._new.clear()
             data = b"".join(chunks)
             self._index, self._data = index, data
-        try:
-            head = json.dumps({"magic": MAGIC, "entries": index}, separators=(",", ":"))
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=self.path.parent, suffix=".bin", delete=False) as f:
-                f.write(head.encode() + b"\n")
-                f.write(data)
-            os.replace(f.name, self.path)  # whole or not at all, for another process reading it meanwhile
-        except OSError:
+        head = json.dumps({"magic": MAGIC, "entries": index}, separators=(",", ":"))
+        if not write_atomic(self.path, lambda f: f.writelines((head.encode() + b"\n", data))):
             return False
         keep_newest("phone-glyphs-*.bin", MAX_FILES)
         return True
