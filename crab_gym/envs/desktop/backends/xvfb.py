@@ -84,10 +84,10 @@ class XvfbSession(SessionProcesses):
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
-        """Start the session and reset it. The slow parts run side by side: the offline web (a CA, four
-        certutil runs, its server) in a thread while Xvfb starts, the wallpaper read (or drawn) in another;
-        the keepers' processes (the panel's Python and GTK) start before the web is done, and the first
-        reset waits for the panel's first draw."""
+        """Start the session and reset it. The slow parts run side by side: the offline web (its server and CA
+        in a process of its own, then four certutil runs from a thread) while Xvfb starts, the wallpaper read
+        (or drawn) in a thread; the keepers' processes (the panel's Python and GTK) start before the web is
+        done, and the first reset waits for the panel's first draw."""
         d = self.slot.dir
         if d.exists():
             self._kill_clients(include_xvfb=True)
@@ -104,8 +104,10 @@ class XvfbSession(SessionProcesses):
         self.chown(self.run_dir)
         web = None
         if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
-            self._web_pending = True  # session processes started meanwhile get the web's variables
-            web = pool.submit(SessionWeb.start_or_warn, d / "web", self.slot.netns, self.pristine, self.chown)
+            # its server's process, started from this thread (it dies with it), then the CA in HOME
+            self.web = SessionWeb.spawn_or_warn(d / "web", self.slot.netns, self.token)
+            self._web_pending = self.web is not None  # session processes started meanwhile get its variables
+            web = pool.submit(self.web.start_or_warn, self.pristine, self.chown) if self.web else None
         pool.shutdown(wait=False)  # the threads end with their work
         try:
             self._xvfb = start_xvfb(self)
@@ -119,7 +121,8 @@ class XvfbSession(SessionProcesses):
             self._start_keepers(wait=False)
             set_root_background(self.display_name, picture.result())
         finally:
-            self.web = web.result() if web is not None else None  # a failed web warned and gave None
+            if web is not None and not web.result():  # a failed web warned and ended
+                self.web = None
             self._web_pending = False
         self.reset()
         self._xvfb_mb0 = self.x_server_mb()
@@ -142,6 +145,8 @@ class XvfbSession(SessionProcesses):
         and bring the panel back to its pristine look (the keepers are started if they are not running)."""
         if self._xvfb is None or self._xvfb.poll() is not None:
             raise DeviceError(f"X server {self.display_name} is not running")
+        if self.web is not None:
+            self.web.check()  # its server's process ended: DeviceError, and the session starts anew
         self._kill_clients(include_xvfb=False)
         assert self.x is not None
         self.x.restore_root_properties(self._root_props)
