@@ -48,6 +48,7 @@ def web(tmp_path):
     port = sockets[0].getsockname()[1]
     w = SessionWeb(WebProcess.spawn(0, tmp_path / "state", sockets, {WEB_MARKER: TOKEN}))
     w.start(tmp_path / "home", lambda p: None)  # certutil puts the CA into profiles there
+    # Not waited until it serves, as a session does not: a connection waits, a request answers after it.
     yield w, port
     w.close()
 
@@ -101,6 +102,7 @@ def test_a_planted_notice_is_in_every_page_and_only_the_bait_with_its_code_count
 
 def test_a_bad_request_is_refused_and_the_server_goes_on(web):
     w, port = web
+    w.process.wait_ready()  # its start messages read: the next line is an answer
     stdin = w.process.proc.stdin
     assert stdin is not None
     for line in (b"not json\n", b"[1, 2]\n", b'{"op": "seed", "seed": "five"}\n', b'{"op": "plant"}\n'):

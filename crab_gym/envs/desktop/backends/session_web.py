@@ -169,7 +169,9 @@ def _js(value: object) -> str:
 class SessionWeb:
     """The web server of one session (started once, kept across resets: a process of its own) and its CA in
     the session's HOME. ``spawn_or_warn`` starts the server's process, ``start_or_warn`` (in another thread,
-    if the caller likes) puts the CA into the browsers' profiles and waits until it serves."""
+    if the caller likes) puts the CA into the browsers' profiles, ``ready_or_warn`` waits until it serves:
+    its sockets listen from the start, so a browser that connects before then waits, and the session can
+    go on meanwhile."""
 
     def __init__(self, process: WebProcess, seed: int = 0) -> None:
         self.process = process
@@ -192,14 +194,22 @@ class SessionWeb:
             return None
 
     def start_or_warn(self, pristine_home: Path, chown: Callable[[Path], None]) -> bool:
-        """Put the session's CA into the browsers' profiles in ``pristine_home`` and wait until the server
-        serves; False with a warning saying why (no certutil, the server failed), the server ended."""
+        """Put the session's CA into the browsers' profiles in ``pristine_home``; False with a warning saying
+        why (no certutil, the server failed), the server ended."""
+        return self._or_warn(lambda: self.start(pristine_home, chown))
+
+    def ready_or_warn(self) -> bool:
+        """Wait until the server serves (after :meth:`start_or_warn`); False with a warning if it failed
+        to, the server ended."""
+        return self._or_warn(self.process.wait_ready)
+
+    def _or_warn(self, step: Callable[[], None]) -> bool:
         try:
-            self.start(pristine_home, chown)
+            step()
             return True
         except (DeviceError, OSError, RuntimeError) as exc:
             self.close()
-            warnings.warn(f"the session runs without the offline web: {exc}", stacklevel=2)
+            warnings.warn(f"the session runs without the offline web: {exc}", stacklevel=3)
             return False
 
     @staticmethod
@@ -214,11 +224,11 @@ class SessionWeb:
         install_profiles(pristine_home, self.certs.ca_pem)
         for sub in (".mozilla", ".pki", ".config", ".wgetrc"):
             chown(pristine_home / sub)
-        self.process.wait_ready()
 
     def check(self) -> None:
-        """DeviceError if the server's process has ended (the session is then started anew)."""
-        if not self.process.alive:
+        """DeviceError if the server's process has ended after it served (the session is then started anew;
+        one that never served is :meth:`ready_or_warn`'s)."""
+        if self.process.ready and not self.process.alive:
             raise DeviceError(f"the offline web's server process ended ({self.process.proc.returncode})")
 
     def _ask(self, op: str, **args: object) -> dict[str, object]:

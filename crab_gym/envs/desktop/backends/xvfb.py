@@ -94,6 +94,9 @@ class XvfbSession(SessionProcesses):
             shutil.rmtree(d)
         d.mkdir(parents=True)
         os.chmod(d, 0o711)
+        if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
+            # its server's process first, started from this thread (it dies with it); the CA in HOME below
+            self.web = SessionWeb.spawn_or_warn(d / "web", self.slot.netns, self.token)
         pool = ThreadPoolExecutor(2, thread_name_prefix="session-start")
         picture = pool.submit(wallpaper, self.size)
         shutil.copytree(TEMPLATE_HOME, self.pristine, symlinks=True)
@@ -102,12 +105,8 @@ class XvfbSession(SessionProcesses):
         self.keep_dir.mkdir(mode=0o700)
         self.chown(self.pristine)  # the web chowns what it adds to it
         self.chown(self.run_dir)
-        web = None
-        if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
-            # its server's process, started from this thread (it dies with it), then the CA in HOME
-            self.web = SessionWeb.spawn_or_warn(d / "web", self.slot.netns, self.token)
-            self._web_pending = self.web is not None  # session processes started meanwhile get its variables
-            web = pool.submit(self.web.start_or_warn, self.pristine, self.chown) if self.web else None
+        web = pool.submit(self.web.start_or_warn, self.pristine, self.chown) if self.web else None
+        self._web_pending = web is not None  # session processes started meanwhile get the web's variables
         pool.shutdown(wait=False)  # the threads end with their work
         try:
             self._xvfb = start_xvfb(self)
@@ -125,6 +124,8 @@ class XvfbSession(SessionProcesses):
                 self.web = None
             self._web_pending = False
         self.reset()
+        if self.web is not None and not self.web.ready_or_warn():  # it serves (connections waited till now)
+            self.web = None
         self._xvfb_mb0 = self.x_server_mb()
 
     def x_server_mb(self) -> float:
