@@ -13,6 +13,7 @@ import ssl
 import threading
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
@@ -62,16 +63,16 @@ class WebServer:
         """Bind in ``netns`` (or take ``sockets``, listening: https then http) and serve until stop(); returns
         once the server accepts connections."""
         self.sockets = sockets or bind_in_netns(netns, self.ports if netns else (0, 0))
+        # No websockets (no site has one: 17 modules fewer to load), no lifespan, no access log.
+        quiet: dict[str, Any] = {"log_level": "warning", "lifespan": "off", "access_log": False, "ws": "none"}
         tls = uvicorn.Config(
             self.app,
             ssl_certfile=str(self.certs.cert_pem),
             ssl_keyfile=str(self.certs.key_pem),
             ssl_version=ssl.PROTOCOL_TLS_SERVER,
-            log_level="warning",
-            lifespan="off",
-            access_log=False,
+            **quiet,
         )
-        plain = uvicorn.Config(HttpsRedirect(), log_level="warning", lifespan="off", access_log=False)
+        plain = uvicorn.Config(HttpsRedirect(), **quiet)
         self._servers = [uvicorn.Server(tls), uvicorn.Server(plain)]
 
         async def main() -> None:
