@@ -115,10 +115,10 @@ def test_a_web_that_cannot_start_leaves_the_session_running_without_it(tmp_path,
     with pytest.warns(UserWarning, match="without the offline web: .*nonexistent"):  # no namespace to bind in
         assert session_web.SessionWeb.spawn_or_warn(tmp_path / "web", "/nonexistent") is None
 
-    def no_certutil(home, ca_pem):
+    def no_certutil(home):
         raise DeviceError("the offline web needs certutil (Debian package libnss3-tools; scripts/setup.sh)")
 
-    monkeypatch.setattr(session_web, "install_profiles", no_certutil)
+    monkeypatch.setattr(session_web, "make_profiles", no_certutil)
     web = session_web.SessionWeb.spawn_or_warn(tmp_path / "web", None)  # the host's loopback, free ports
     assert web is not None and web.process.alive
     with pytest.warns(UserWarning, match="without the offline web: .*certutil"):

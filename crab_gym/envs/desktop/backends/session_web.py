@@ -126,26 +126,29 @@ def _is_nsfs(path: Path) -> bool:
         return False
 
 
-def install_profiles(home: Path, ca_pem: Path) -> None:
-    """Firefox and Chromium profiles in ``home`` that trust the CA at ``ca_pem`` (NSS databases made with
-    certutil: Firefox's in its profile, Chromium's in ~/.pki/nssdb) and skip their first-run screens; the CA
-    as a PEM file for the other programs (wget through ~/.wgetrc, the rest through :meth:`SessionWeb.env`)."""
+def _certutil_on_both(home: Path, *args: str) -> None:
+    """Run certutil with ``args`` on Firefox's NSS database and on Chromium's (~/.pki/nssdb), side by side."""
     certutil = shutil.which("certutil")
     if certutil is None:
         raise DeviceError("the offline web needs certutil (Debian package libnss3-tools; scripts/setup.sh)")
-    firefox = home / FIREFOX_PROFILE
-    nssdb = home / ".pki/nssdb"
 
-    def make_db(db: Path) -> None:
+    def run(db: Path) -> None:
         db.mkdir(parents=True, exist_ok=True)
-        for args in (["-N", "--empty-password"], ["-A", "-n", CA_NAME, "-t", "C,,", "-i", str(ca_pem)]):
-            res = subprocess.run([certutil, "-d", f"sql:{db}", *args], capture_output=True, text=True)
-            if res.returncode != 0:
-                raise DeviceError(f"certutil {args[0]} on {db}: {res.stderr.strip() or res.stdout.strip()}")
+        res = subprocess.run([certutil, "-d", f"sql:{db}", *args], capture_output=True, text=True)
+        if res.returncode != 0:
+            raise DeviceError(f"certutil {args[0]} on {db}: {res.stderr.strip() or res.stdout.strip()}")
 
-    with ThreadPoolExecutor(2, thread_name_prefix="certutil") as pool:  # two databases, made side by side
-        for done in [pool.submit(make_db, db) for db in (firefox, nssdb)]:
+    with ThreadPoolExecutor(2, thread_name_prefix="certutil") as pool:
+        for done in [pool.submit(run, db) for db in (home / FIREFOX_PROFILE, home / ".pki/nssdb")]:
             done.result()  # re-raises a DeviceError
+
+
+def make_profiles(home: Path) -> None:
+    """Firefox and Chromium profiles in ``home`` that skip their first-run screens, with empty NSS databases
+    (made with certutil: Firefox's in its profile, Chromium's in ~/.pki/nssdb) for :func:`trust_ca`. Needs
+    no CA: a session makes them while its web's server makes the CA."""
+    _certutil_on_both(home, "-N", "--empty-password")
+    firefox = home / FIREFOX_PROFILE
     (firefox.parent / "profiles.ini").write_text(
         "[General]\nStartWithLastProfile=1\nVersion=2\n\n"
         f"[Profile0]\nName=default\nIsRelative=1\nPath={firefox.name}\nDefault=1\n"
@@ -153,11 +156,17 @@ def install_profiles(home: Path, ca_pem: Path) -> None:
     (firefox / "user.js").write_text(
         "".join(f'user_pref("{k}", {_js(v)});\n' for k, v in FIREFOX_PREFS.items())
     )
-    shutil.copyfile(ca_pem, home / CA_FILE)
     (home / ".wgetrc").write_text(f"ca_certificate = ~/{CA_FILE}\n")
     chromium = home / ".config/chromium"
     chromium.mkdir(parents=True, exist_ok=True)
     (chromium / "First Run").touch()
+
+
+def trust_ca(home: Path, ca_pem: Path) -> None:
+    """The profiles :func:`make_profiles` made trust the CA at ``ca_pem``; the CA as a PEM file for the
+    other programs (wget through ~/.wgetrc, the rest through :meth:`SessionWeb.env`)."""
+    _certutil_on_both(home, "-A", "-n", CA_NAME, "-t", "C,,", "-i", str(ca_pem))
+    shutil.copyfile(ca_pem, home / CA_FILE)
 
 
 def _js(value: object) -> str:
@@ -220,8 +229,9 @@ class SessionWeb:
 
     def start(self, pristine_home: Path, chown: Callable[[Path], None]) -> None:
         write_hosts_file()
-        self.certs = self.process.certs()  # the server's process makes them while this one goes on
-        install_profiles(pristine_home, self.certs.ca_pem)
+        make_profiles(pristine_home)  # while the server's process makes the CA
+        self.certs = self.process.certs()
+        trust_ca(pristine_home, self.certs.ca_pem)
         for sub in (".mozilla", ".pki", ".config", ".wgetrc"):
             chown(pristine_home / sub)
 
