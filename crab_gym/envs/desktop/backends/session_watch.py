@@ -8,8 +8,8 @@ takes the slot's lock and ends the session recorded there if it is still its own
 is free until the watcher is ready), and the watcher then finds the slot taken or the record gone. An owner
 that closes its session stops its watcher first.
 
-The watcher runs this file as a script, under ``python -I -S``: stdlib only until its owner is gone (its
-start costs ~10 ms of CPU and ~8 MB), then it adds site-packages and imports the reap from the same
+The watcher runs this file as a script, under ``python -I -S``: a few stdlib modules only until its owner is
+gone (its start costs ~10 ms of CPU and ~8 MB), then it adds site-packages and imports the reap from the same
 checkout (~0.5 s).
 """
 
@@ -18,18 +18,20 @@ from __future__ import annotations
 import fcntl
 import os
 import select
-import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[4]  # the folder that holds this crab_gym package
+# the folder that holds this crab_gym package: ROOT/crab_gym/envs/desktop/backends/session_watch.py (no
+# pathlib, nor subprocess at the top: the watcher imports only what it needs)
+ROOT = os.path.abspath(__file__).rsplit(os.sep, 5)[0]
 
 
 class SessionWatch:
     """The watcher of one slot's session, started by its owner (this process)."""
 
     def __init__(self, index: int, token: str) -> None:
+        import subprocess
+
         from crab_gym.envs.desktop.backends.session_reap import PREFIX
         from crab_gym.envs.slot_lock import lock_dir
 
@@ -72,13 +74,13 @@ def wait_for_exit(pid: int) -> None:
     os.close(fd)
 
 
-def end_if_own(index: int, token: str, lock: Path) -> bool:
+def end_if_own(index: int, token: str, lock: str) -> bool:
     """End slot ``index``'s session if its record is still ours, holding its ``lock``; False if the lock is
     held (a new owner took the slot: its allocation reaped our session) or the record is another's or gone."""
     import site
 
     site.main()  # -S left site-packages out: crab_gym needs them
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, ROOT)
     from crab_gym.envs.desktop.backends.session_reap import end_session, read_record
 
     fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o600)
@@ -94,7 +96,7 @@ def end_if_own(index: int, token: str, lock: Path) -> bool:
 
 
 def main(argv: list[str]) -> None:
-    owner, index, token, lock = int(argv[0]), int(argv[1]), argv[2], Path(argv[3])
+    owner, index, token, lock = int(argv[0]), int(argv[1]), argv[2], argv[3]
     wait_for_exit(owner)
     print("ended" if end_if_own(index, token, lock) else "left to its new owner", flush=True)
 
