@@ -24,6 +24,8 @@ from crab_gym.envs.desktop.backends.session_reap import (
     read_record,
     write_record,
 )
+from crab_gym.envs.desktop.backends.session_slot import MAX_SLOTS
+from crab_gym.envs.desktop.backends.session_watch import SessionWatch
 from crab_gym.envs.desktop.primitives.procs import marker_pids
 from crab_gym.envs.slot_lock import SlotLock
 
@@ -156,3 +158,11 @@ def test_a_watcher_leaves_a_session_that_is_not_its_own(tmp_path):
             if read_record(seen["slot"]) == other:
                 clear_record(seen["slot"])
             lock.release()
+
+
+def test_no_interpreter_to_run_the_watcher_is_a_warning_not_a_failed_start(monkeypatch):
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python3")
+    with pytest.warns(UserWarning, match="no watcher for desktop slot"):
+        watch = SessionWatch(MAX_SLOTS - 1, secrets.token_hex(8))
+    assert watch.pid is None
+    watch.stop()

@@ -20,6 +20,7 @@ import os
 import select
 import sys
 import time
+import warnings
 
 # the folder that holds this crab_gym package: ROOT/crab_gym/envs/desktop/backends/session_watch.py (no
 # pathlib, nor subprocess at the top: the watcher imports only what it needs)
@@ -35,24 +36,31 @@ class SessionWatch:
         from crab_gym.envs.desktop.backends.session_reap import PREFIX
         from crab_gym.envs.slot_lock import lock_dir
 
+        self.owner = os.getpid()
+        self.proc: subprocess.Popen | None = None
         lock = lock_dir() / f"{PREFIX}{index}.lock"
-        with open(lock.with_suffix(".watch.log"), "wb") as log:  # its traceback, if it fails
-            self.proc: subprocess.Popen | None = subprocess.Popen(
-                [sys.executable, "-I", "-S", __file__, str(os.getpid()), str(index), token, str(lock)],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                cwd="/",
-                start_new_session=True,
-            )
+        try:
+            with open(lock.with_suffix(".watch.log"), "wb") as log:  # its traceback, if it fails
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-I", "-S", __file__, str(self.owner), str(index), token, str(lock)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    cwd="/",
+                    start_new_session=True,
+                )
+        except OSError as e:  # no interpreter to run it (an embedded Python): the reap is left
+            warnings.warn(f"no watcher for desktop slot {index} ({e}): if this process is killed, its "
+                          "session runs until the next desktop start ends it", stacklevel=2)  # fmt: skip
 
     @property
     def pid(self) -> int | None:
         return self.proc.pid if self.proc is not None else None
 
     def stop(self) -> None:
-        """End the watcher (the owner is closing the session itself); idempotent."""
-        if self.proc is not None:
+        """End the watcher (the owner is closing the session itself); idempotent. A forked child of the owner
+        leaves it alone: it watches the owner."""
+        if self.proc is not None and os.getpid() == self.owner:
             self.proc.kill()
             self.proc.wait()
             self.proc = None
