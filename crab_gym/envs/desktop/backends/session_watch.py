@@ -9,8 +9,8 @@ is free until the watcher is ready), and the watcher then finds the slot taken o
 that closes its session stops its watcher first.
 
 The watcher runs this file as a script, under ``python -I -S``: a few stdlib modules only until its owner is
-gone (its start costs ~10 ms of CPU; 9 MB RSS, 3.5 MB PSS), then it adds site-packages and imports the reap from the same
-checkout (~0.5 s).
+gone (its start costs ~10 ms of CPU; it holds 9 MB RSS, 3.5 MB PSS), then it adds site-packages and imports
+the reap from the same checkout (~0.5 s).
 """
 
 from __future__ import annotations
