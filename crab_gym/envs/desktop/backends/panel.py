@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from Xlib import X, display
+from Xlib import X
 
 from crab_gym.envs.base import DeviceError
 from crab_gym.envs.desktop.backends.agent_client import AgentClient
@@ -119,15 +119,13 @@ class Panel:
         maximised windows stop above it. GTK has no call for it; the window manager reads it when it manages
         the panel, which happens at every reset."""
         w = self.session.size[0]
-        d = display.Display(self.session.display_name)
-        try:
-            win = d.create_resource_object("window", self.xid)
-            cardinal = d.intern_atom("CARDINAL")
-            partial = [0, 0, 0, PANEL_HEIGHT, 0, 0, 0, 0, 0, 0, 0, w - 1]
-            win.change_property(
-                d.intern_atom("_NET_WM_STRUT_PARTIAL"), cardinal, 32, partial, X.PropModeReplace
-            )
-            win.change_property(d.intern_atom("_NET_WM_STRUT"), cardinal, 32, partial[:4], X.PropModeReplace)
-            d.sync()
-        finally:
-            d.close()
+        x = self.session.x
+        if x is None:
+            raise DeviceError("the desktop is not running")
+        d = x.connection  # the session's own connection: a new one costs more than the two requests
+        win = d.create_resource_object("window", self.xid)
+        cardinal = d.intern_atom("CARDINAL")
+        partial = [0, 0, 0, PANEL_HEIGHT, 0, 0, 0, 0, 0, 0, 0, w - 1]
+        win.change_property(d.intern_atom("_NET_WM_STRUT_PARTIAL"), cardinal, 32, partial, X.PropModeReplace)
+        win.change_property(d.intern_atom("_NET_WM_STRUT"), cardinal, 32, partial[:4], X.PropModeReplace)
+        d.sync()
