@@ -70,6 +70,8 @@ for module, owner, name, label in [
     (X, "", "draw_wallpaper", "draw the wallpaper"),
     (X, "", "wallpaper", "the wallpaper (cached, or drawn)"),
     (X, "", "set_root_background", "set the root background"),
+    (X, "", "paint_wallpaper", "the wallpaper read and painted (own X connection)"),
+    ("crab_gym.envs.desktop.backends.wallpaper", "", "set_root_background", "set the root background"),
     (X, "XvfbSession", "reset", "session reset"),
     (X, "XvfbSession", "_kill_clients", "kill stale clients"),
     (X, "XvfbSession", "_start_keepers", "keepers (a11y bus, registry, panel)"),

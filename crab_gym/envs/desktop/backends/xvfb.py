@@ -28,7 +28,7 @@ from crab_gym.envs.desktop.backends.session_process import SessionProcesses
 from crab_gym.envs.desktop.backends.session_reap import kill_all
 from crab_gym.envs.desktop.backends.session_slot import Slot
 from crab_gym.envs.desktop.backends.session_web import SessionWeb
-from crab_gym.envs.desktop.backends.wallpaper import set_root_background, wallpaper
+from crab_gym.envs.desktop.backends.wallpaper import paint_wallpaper
 from crab_gym.envs.desktop.backends.xserver import start_xvfb
 from crab_gym.envs.desktop.primitives.apps import app_argv
 from crab_gym.envs.desktop.primitives.cpu import SessionActivity
@@ -85,9 +85,10 @@ class XvfbSession(SessionProcesses):
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
         """Start the session and reset it. The slow parts run side by side: the offline web (a CA, four
-        certutil runs, its server) in a thread while Xvfb starts, the wallpaper read (or drawn) in another;
-        the keepers' processes (the panel's Python and GTK) start before the web is done, and the first
-        reset waits for the panel's first draw."""
+        certutil runs, its server) in a thread while Xvfb starts; the keepers' processes (the panel's Python
+        and GTK) start before the web is done; the wallpaper is read (or drawn) and painted in another
+        thread over its own X connection while the first reset runs (its waits on the panel and openbox
+        leave the GIL free), and is on the screen before this returns."""
         d = self.slot.dir
         if d.exists():
             self._kill_clients(include_xvfb=True)
@@ -95,7 +96,6 @@ class XvfbSession(SessionProcesses):
         d.mkdir(parents=True)
         os.chmod(d, 0o711)
         pool = ThreadPoolExecutor(2, thread_name_prefix="session-start")
-        picture = pool.submit(wallpaper, self.size)
         shutil.copytree(TEMPLATE_HOME, self.pristine, symlinks=True)
         os.chmod(self.pristine, 0o700)  # HOME is private to the session user
         self.run_dir.mkdir(mode=0o700)
@@ -106,7 +106,6 @@ class XvfbSession(SessionProcesses):
         if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
             self._web_pending = True  # session processes started meanwhile get the web's variables
             web = pool.submit(SessionWeb.start_or_warn, d / "web", self.slot.netns, self.pristine, self.chown)
-        pool.shutdown(wait=False)  # the threads end with their work
         try:
             self._xvfb = start_xvfb(self)
             self.x = X11Display(self.display_name)
@@ -117,11 +116,13 @@ class XvfbSession(SessionProcesses):
             os.chmod(self.home, 0o700)
             self.chown(self.home)
             self._start_keepers(wait=False)
-            set_root_background(self.display_name, picture.result())
+            painted = pool.submit(paint_wallpaper, self.display_name, self.size)
         finally:
+            pool.shutdown(wait=False)  # the threads end with their work
             self.web = web.result() if web is not None else None  # a failed web warned and gave None
             self._web_pending = False
         self.reset()
+        painted.result()
         self._xvfb_mb0 = self.x_server_mb()
 
     def x_server_mb(self) -> float:
@@ -151,14 +152,17 @@ class XvfbSession(SessionProcesses):
         for p in self.run_dir.iterdir():
             if p.name not in ("Xauthority", self.keep_dir.name):
                 shutil.rmtree(p) if p.is_dir() else p.unlink()
-        self._start_keepers()
+        self._start_keepers(wait=False)
         self._start_dbus()
-        # openbox runs --startup once it has managed the screen and grabbed its shortcut keys.
+        # openbox runs --startup once it has managed the screen and grabbed its shortcut keys. It starts
+        # while a new panel is still starting (it manages the panel's window whenever that maps, and reads
+        # the panel's strut when it is set).
         ready = self.run_dir / "wm-ready"
         wm = self.spawn(
             ["openbox", "--config-file", str(self.home / ".config/openbox/rc.xml"),
              "--startup", f"touch {ready}"]
         )  # fmt: skip
+        self.panel.wait_ready()
         self.wait_for(ready.exists, 5.0, "openbox", wm)
         self._wm = wm
         self.x.move(self.size[0] // 2, self.size[1] // 2)
