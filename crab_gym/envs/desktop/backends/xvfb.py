@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -81,6 +82,7 @@ class XvfbSession(SessionProcesses):
         self.web: SessionWeb | None = None  # the offline web, when the slot has its namespaces
         self._web_pending = False  # the web is being started (start())
         self._activity: SessionActivity | None = None  # the settle probe, made at the first settle
+        self._discarded = 0  # trees moved to the trash (:meth:`_discard`)
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -147,11 +149,11 @@ class XvfbSession(SessionProcesses):
         assert self.x is not None
         self.x.restore_root_properties(self._root_props)
         if self.home.exists():
-            shutil.rmtree(self.home)
+            self._discard(self.home)
         subprocess.run(["cp", "-a", str(self.pristine), str(self.home)], check=True)
         for p in self.run_dir.iterdir():
             if p.name not in ("Xauthority", self.keep_dir.name):
-                shutil.rmtree(p) if p.is_dir() else p.unlink()
+                self._discard(p) if p.is_dir() else p.unlink()
         self._start_keepers(wait=False)
         self._start_dbus()
         # openbox runs --startup once it has managed the screen and grabbed its shortcut keys. It starts
@@ -236,6 +238,17 @@ class XvfbSession(SessionProcesses):
             self._xvfb.kill()
             self._xvfb.wait()
             self._xvfb = None
+
+    def _discard(self, tree: Path) -> None:
+        """Move ``tree`` into the slot's trash (a rename) and delete it in a thread: on a disk filesystem
+        each removed directory costs milliseconds (3 ms here, 17 in a fresh HOME), which a reset need not
+        wait for. What a thread leaves (the process ended first) goes with the slot's directory."""
+        trash = self.slot.dir / "trash"
+        trash.mkdir(exist_ok=True)
+        self._discarded += 1
+        gone = trash / f"{tree.name}-{self._discarded}"
+        os.rename(tree, gone)
+        threading.Thread(target=shutil.rmtree, args=(gone,), kwargs={"ignore_errors": True}, daemon=True).start()
 
     def _reap(self) -> None:
         alive = []
