@@ -110,14 +110,20 @@ class XvfbSession(SessionProcesses):
             web = pool.submit(SessionWeb.start_or_warn, d / "web", self.slot.netns, self.pristine, self.chown)
         try:
             self._xvfb = start_xvfb(self)
-            self.x = X11Display(self.display_name)
+            # Our X connection (python-xlib's setup, mss) is made in a thread while the keepers start (this
+            # thread mostly waits on the accessibility bus), so the panel starts sooner.
+            connecting = pool.submit(X11Display, self.display_name)
+            try:
+                # The keepers read HOME as they start (GTK's settings): the template's until the reset copies
+                # the pristine one, which the web is still adding its profiles to.
+                shutil.copytree(TEMPLATE_HOME, self.home, symlinks=True)
+                os.chmod(self.home, 0o700)
+                self.chown(self.home)
+                self._start_keepers(wait=False)
+            finally:
+                self.x = connecting.result()  # closed by close() if the keepers failed
+            # The root window's properties to keep: the server's own (the keepers set none).
             self._root_props = self.x.root_properties()
-            # The keepers read HOME as they start (GTK's settings): the template's until the reset copies
-            # the pristine one, which the web is still adding its profiles to.
-            shutil.copytree(TEMPLATE_HOME, self.home, symlinks=True)
-            os.chmod(self.home, 0o700)
-            self.chown(self.home)
-            self._start_keepers(wait=False)
             painted = pool.submit(paint_wallpaper, self.display_name, self.size)
         finally:
             pool.shutdown(wait=False)  # the threads end with their work
