@@ -79,6 +79,7 @@ for module, owner, name, label in [
     ("crab_gym.envs.desktop.backends.panel", "Panel", "spawn", "panel spawn"),
     ("crab_gym.envs.desktop.backends.panel", "Panel", "wait_ready", "wait for the panel's first draw"),
     (X, "XvfbSession", "_start_dbus", "session bus"),
+    (X, "XvfbSession", "_dbus_started", "session bus up (awaited)"),
     ("crab_gym.envs.desktop.backends.panel", "Panel", "reset", "panel reset"),
     (D, "DesktopEnv", "reset", "desktop sub-env reset"),
     ("crab_gym.core.tasks", "Task", "setup", "task setup"),

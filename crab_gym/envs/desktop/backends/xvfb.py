@@ -10,6 +10,7 @@ clients again.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -161,7 +162,7 @@ class XvfbSession(SessionProcesses):
             if p.name not in ("Xauthority", self.keep_dir.name):
                 self._discard(p) if p.is_dir() else p.unlink()
         self._start_keepers(wait=False)
-        self._start_dbus()
+        bus = self._start_dbus()  # awaited below: openbox does not use it
         # openbox runs --startup once it has managed the screen and grabbed its shortcut keys. It starts
         # while a new panel is still starting (it manages the panel's window whenever that maps, and reads
         # the panel's strut when it is set).
@@ -170,7 +171,13 @@ class XvfbSession(SessionProcesses):
             ["openbox", "--config-file", str(self.home / ".config/openbox/rc.xml"),
              "--startup", f"touch {ready}"]
         )  # fmt: skip
-        self.panel.wait_ready()
+        try:
+            self.panel.wait_ready()
+        except BaseException:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                bus.communicate(timeout=10)  # reaped: the panel's error is the one to raise
+            raise
+        self._dbus_started(bus)
         self.wait_for(ready.exists, 5.0, "openbox", wm)
         self._wm = wm
         self.x.move(self.size[0] // 2, self.size[1] // 2)
@@ -287,20 +294,27 @@ class XvfbSession(SessionProcesses):
         if wait:
             self.panel.wait_ready()
 
-    def _start_dbus(self) -> None:
-        res = self.run(
-            [
-                "dbus-daemon",
-                "--session",
-                "--fork",
-                "--nopidfile",
-                f"--address=unix:path={self.run_dir / 'bus'}",
-                "--print-address=1",
-            ],
-            timeout=10,
+    def _start_dbus(self) -> subprocess.Popen:
+        """Start the session bus (``dbus-daemon --fork``); :meth:`_dbus_started` waits for it."""
+        cmd, as_user = self._as_session(
+            ["dbus-daemon", "--session", "--fork", "--nopidfile", f"--address=unix:path={self.run_dir / 'bus'}",
+             "--print-address=1"],
+            self.home,
+        )  # fmt: skip
+        return subprocess.Popen(
+            cmd, env=self.env(), cwd=self.home, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **as_user
         )
-        if res.returncode != 0:
-            raise DeviceError(f"dbus-daemon failed: {res.stderr.decode(errors='replace')}")
+
+    def _dbus_started(self, bus: subprocess.Popen) -> None:
+        """Wait until the forking dbus-daemon has printed its address and exited (the bus then listens)."""
+        try:
+            _, err = bus.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            bus.kill()
+            bus.communicate()
+            raise DeviceError("dbus-daemon did not start in 10 s") from None
+        if bus.returncode != 0:
+            raise DeviceError(f"dbus-daemon failed: {err.decode(errors='replace')}")
 
     # ---- helpers used by the sub-env ----------------------------------------------------------
     def agent_client(self) -> AgentClient:
