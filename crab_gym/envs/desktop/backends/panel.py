@@ -69,11 +69,13 @@ class Panel:
         self.client: AgentClient | None = None
         self.proc: subprocess.Popen | None = None
         self.xid = 0
+        self.went = False  # the spawned panel was told its display (go())
         self.missing: list[str] = []
 
     def spawn(self, python: str, timeout: float = 30.0) -> None:
-        """Start the panel's process without waiting for it (its Python and GTK start up meanwhile);
-        :meth:`wait_ready` waits up to ``timeout`` for its first draw."""
+        """Start the panel's process without waiting for it: its Python and gi load meanwhile, then it waits
+        for :meth:`go` (the X server may not be up yet) to start GTK; :meth:`wait_ready` waits up to
+        ``timeout`` for its first draw."""
         script, config = self.dir / "panel_app.py", self.dir / "panel.json"
         shutil.copyfile(PANEL_SOURCE, script)
         config.write_text(json.dumps(panel_config(self.session.size, self.clock)))
@@ -84,6 +86,22 @@ class Panel:
         )
         self.client = AgentClient(self.proc, timeout=timeout)
         self.xid = 0
+        self.went = False
+
+    def waiting(self) -> bool:
+        """Spawned, running, and not yet told to go."""
+        return self.proc is not None and self.proc.poll() is None and not self.went
+
+    def go(self, display_name: str) -> None:
+        """Tell the spawned panel its display, which is up, as are the accessibility bus and registry."""
+        if self.proc is None or self.proc.stdin is None:
+            raise DeviceError("the panel is not running")
+        try:
+            self.proc.stdin.write((json.dumps({"display": display_name}) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError) as e:  # ValueError: its pipe was closed (close())
+            raise DeviceError("the panel exited before the session was up") from e
+        self.went = True
 
     def wait_ready(self) -> None:
         """Wait until the spawned panel has drawn and reserve its strip of the screen (once per spawn)."""

@@ -88,10 +88,11 @@ class XvfbSession(SessionProcesses):
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
         """Start the session and reset it. The slow parts run side by side: the offline web (a CA, four
-        certutil runs, its server) in a thread while Xvfb starts; the keepers' processes (the panel's Python
-        and GTK) start before the web is done; the wallpaper is read (or drawn) and painted in another
-        thread over its own X connection while the first reset runs (its waits on the panel and openbox
-        leave the GIL free), and is on the screen before this returns."""
+        certutil runs, its server) in a thread while Xvfb starts; the panel's Python loads meanwhile too
+        (it starts GTK once told the display), and the keepers are up before the web is done; the
+        wallpaper is read (or drawn) and painted in another thread over its own X connection while the
+        first reset runs (its waits on the panel and openbox leave the GIL free), and is on the screen
+        before this returns."""
         d = self.slot.dir
         if d.exists():
             self._kill_clients(include_xvfb=True)
@@ -110,6 +111,7 @@ class XvfbSession(SessionProcesses):
             self._web_pending = True  # session processes started meanwhile get the web's variables
             web = pool.submit(SessionWeb.start_or_warn, d / "web", self.slot.netns, self.pristine, self.chown)
         try:
+            self._spawn_panel()  # its Python and gi load while the X server starts (it waits for go())
             self._xvfb = start_xvfb(self)
             # Our X connection (python-xlib's setup, mss) is made in a thread while the keepers start (this
             # thread mostly waits on the accessibility bus), so the panel starts sooner.
@@ -261,7 +263,10 @@ class XvfbSession(SessionProcesses):
         self._discarded += 1
         gone = trash / f"{tree.name}-{self._discarded}"
         os.rename(tree, gone)
-        threading.Thread(target=shutil.rmtree, args=(gone,), kwargs={"ignore_errors": True}, daemon=True).start()
+        sweep = threading.Thread(
+            target=shutil.rmtree, args=(gone,), kwargs={"ignore_errors": True}, daemon=True
+        )
+        sweep.start()
 
     def _reap(self) -> None:
         alive = []
@@ -279,28 +284,32 @@ class XvfbSession(SessionProcesses):
         session bus, which a reset replaces (see :mod:`crab_gym.envs.desktop.backends.a11y_bus`).
         """
         if not (self._keepers and all(p.poll() is None for p in self._keepers) and self.panel.alive()):
-            self.panel.close()
             for p in self._keepers:
                 p.kill()
                 p.wait()
             self._keepers.clear()
-            for stale in self.keep_dir.iterdir():
-                stale.unlink()
-            self._keepers += start_a11y_bus(self, self.keep_dir)
-            python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
-            self.panel.spawn(python)
+            if not self.panel.waiting():  # else start() spawned it, and it waits for its display
+                self.panel.close()
+                for stale in self.keep_dir.iterdir():
+                    stale.unlink()
+                self._spawn_panel()
+            self._keepers += start_a11y_bus(self, self.keep_dir)  # the panel's Python loads meanwhile
+            self.panel.go(self.display_name)
             assert self.panel.proc is not None
             self._keepers.append(self.panel.proc)
         if wait:
             self.panel.wait_ready()
 
+    def _spawn_panel(self) -> None:
+        python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
+        self.panel.spawn(python)
+
     def _start_dbus(self) -> subprocess.Popen:
         """Start the session bus (``dbus-daemon --fork``); :meth:`_dbus_started` waits for it."""
+        address = f"--address=unix:path={self.run_dir / 'bus'}"
         cmd, as_user = self._as_session(
-            ["dbus-daemon", "--session", "--fork", "--nopidfile", f"--address=unix:path={self.run_dir / 'bus'}",
-             "--print-address=1"],
-            self.home,
-        )  # fmt: skip
+            ["dbus-daemon", "--session", "--fork", "--nopidfile", address, "--print-address=1"], self.home
+        )
         return subprocess.Popen(
             cmd, env=self.env(), cwd=self.home, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **as_user
         )
