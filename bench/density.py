@@ -1,12 +1,14 @@
 """Density: how many envs of an id run on this machine, their PSS, their cold start, where the memory goes.
 
 Cases: ``phone`` (Crab-Android-v0, the rl-phone task set, observations 96x208, the in-process simulated
-phone) and ``desktop`` (Crab-Desktop-v0 on Xvfb). The policy taps or clicks random points (as
-bench/vs_miniwob.py), env i drawing from a generator seeded i; episodes end after 50 steps.
+phone), ``desktop`` (Crab-Desktop-v0 on Xvfb) and ``crab`` (Crab-v0: the desktop on Xvfb and the simulated
+phone in one env, its default cross-device tasks and observations). The policy taps or clicks random points
+(as bench/vs_miniwob.py), env i drawing from a generator seeded i (in ``crab``, each step on a device drawn
+from it too); episodes end after 50 steps.
 
-How N envs run: in W = min(N, cores) worker processes started fresh (``spawn``: no page is shared with this
-process). The phone puts ceil(N / W) envs in each worker, stepped in turn, as ``crab_gym.make_vec`` does; the
-desktop has one env per worker (its recommended layout: docs/scale.md), so W = N.
+How N envs run: in worker processes started fresh (``spawn``: no page is shared with this process). The
+phone puts ceil(N / W) envs in each of W = min(N, cores) workers, stepped in turn, as ``crab_gym.make_vec``
+does; the desktop and crab have one env per worker (their recommended layout: docs/scale.md), so W = N.
 
 **Keeping its step rate at equal CPU share.** An env's step costs CPU time in its worker and in everything
 the worker started (Xvfb, the apps). Over a window, rate per CPU-second = env steps / CPU seconds used by the
@@ -35,8 +37,8 @@ timed by the parent around the child (Popen to its line), with the child's own s
 first, into a private cache) as an installed package has it.
 
 Run (a quiet machine, the full configuration):
-  .venv/bin/python bench/density.py --phone 1,2,4,8,16,32 --desktop 1,2,4 --seconds 10 --rounds 5 \\
-      --png docs/img/density.png
+  .venv/bin/python bench/density.py --phone 1,2,4,8,16,32 --desktop 1,2,4 --crab 1,2 --seconds 10 \\
+      --rounds 5 --png docs/img/density.png
 """
 
 from __future__ import annotations
@@ -63,12 +65,14 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 EPISODE = 50
 CASES: dict[str, dict[str, Any]] = {
-    "phone": {"id": "Crab-Android-v0", "device": "android", "verb": "tap", "per_worker": True,
+    "phone": {"id": "Crab-Android-v0", "acts": [("android", "tap")], "per_worker": True,
               "kwargs": {"tasks": "rl-phone", "obs_size": {"android": (96, 208)}}},
-    "desktop": {"id": "Crab-Desktop-v0", "device": "ubuntu", "verb": "click", "per_worker": False,
-                "kwargs": {}},
+    "desktop": {"id": "Crab-Desktop-v0", "acts": [("ubuntu", "click")], "per_worker": False, "kwargs": {}},
+    "crab": {"id": "Crab-v0", "acts": [("ubuntu", "click"), ("android", "tap")], "per_worker": False,
+             "kwargs": {}},
 }  # fmt: skip
-TARGETS = {"phone": (60.0, 0.3), "desktop": (200.0, 1.0)}  # MB per env, cold start s (issue 26)
+# MB per env, cold start s (issue 26, which sets none for crab)
+TARGETS = {"phone": (60.0, 0.3), "desktop": (200.0, 1.0)}
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -165,9 +169,9 @@ def _serve(case: str, first: int, count: int, conn: Any) -> None:
     encode = envs[0].unwrapped.encode_action
 
     def act(rng: np.random.Generator) -> Any:
-        return encode(
-            spec["device"], spec["verb"], {"point": (rng.uniform(0.05, 0.95), rng.uniform(0.1, 0.9))}
-        )
+        acts = spec["acts"]
+        device, verb = acts[int(rng.integers(len(acts)))] if len(acts) > 1 else acts[0]
+        return encode(device, verb, {"point": (rng.uniform(0.05, 0.95), rng.uniform(0.1, 0.9))})
 
     def step(i: int) -> None:
         _, _, term, trunc, _ = envs[i].step(act(rngs[i]))
@@ -313,10 +317,10 @@ def report(rows: list[dict[str, Any]], cold: dict[str, dict[str, float]]) -> str
                      f"N = {runs} of those measured; PSS per env at N = {last['n']}: {split} MB; a worker's "
                      f"modules before any env: {last['modules_mb_per_worker']:.0f} MB")  # fmt: skip
     for case, c in cold.items():
-        mb, s = TARGETS[case]
+        mb, s = TARGETS.get(case, (0.0, 0.0))
+        targets = f"; targets <= {mb:.0f} MB/env, <= {s} s" if case in TARGETS else ""
         lines.append(f"{case}: cold start {c['cold_start_s']:.2f} s (imports {c['imports']:.2f}, make "
-                     f"{c['make']:.2f}, first reset {c['reset']:.2f}); targets <= {mb:.0f} MB/env, "
-                     f"<= {s} s")  # fmt: skip
+                     f"{c['make']:.2f}, first reset {c['reset']:.2f}){targets}")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -358,6 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--phone", default="1,2,4", help="N values for the phone ('' to skip)")
     p.add_argument("--desktop", default="1,2", help="N values for the desktop ('' to skip)")
+    p.add_argument("--crab", default="", help="N values for Crab-v0, desktop and phone in one env")
     p.add_argument("--seconds", type=float, default=2.0, help="length of one window")
     p.add_argument("--rounds", type=int, default=3, help="alternating rounds (1 env, then N)")
     p.add_argument("--cold", type=int, default=3, help="cold starts to time per case (0: none)")
@@ -365,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--png", default="", help="plot E(N) and the PSS split here")
     args = p.parse_args(argv)
     rows, cold = [], {}
-    for case in ("phone", "desktop"):
+    for case in CASES:
         ns = [int(x) for x in getattr(args, case).split(",") if x]
         for n in ns:
             rows.append(crowd(case, n, args.seconds, args.rounds))

@@ -7,11 +7,12 @@ programs the env ran and waited for (certutil, cp, nsenter...: ``waited_cpu``), 
 own (``all_cpu``); on 2 cores a start cannot take less wall time than ``all_cpu`` / 2.
 
 Steps timed: imports; ``gym.make``; in the first ``reset``: the session slot (user, namespaces), the copy of
-the template HOME, the offline web, Xvfb (and xauth, xhost), the X connection, the wallpaper, the keepers
-(the accessibility bus and registry, the panel's spawn and its first draw), then the session's reset (kill
-stale clients, restore HOME, the session bus, openbox, the panel's reset), the task's setup, the settle, the
-first screenshot. Steps that run in other threads (the web, the wallpaper) overlap the ones after them: the
-start times (first column) show what runs beside what.
+the template HOME, the offline web, the panel's spawn, Xvfb (and xauth, xhost), the X connection, the
+keepers (the accessibility bus and registry, the panel told its display), the wallpaper, then the session's
+reset (kill stale clients, restore HOME, the session bus, openbox, the panel's first draw and its reset),
+the task's setup, the settle, the first screenshot. Steps that run in other threads (the web, the X
+connection, the wallpaper) overlap the ones after them: the start times (first column) show what runs
+beside what. Both trees run the same child: a step one tree does not have is left out.
 
 Run: .venv/bin/python bench/desktop_start.py [TREE ...] [rounds]   (e.g. /work/main . 3: alternating starts
 of each tree, imported through PYTHONPATH; default the current folder, 3 rounds)
@@ -70,13 +71,17 @@ for module, owner, name, label in [
     (X, "", "draw_wallpaper", "draw the wallpaper"),
     (X, "", "wallpaper", "the wallpaper (cached, or drawn)"),
     (X, "", "set_root_background", "set the root background"),
+    (X, "", "paint_wallpaper", "the wallpaper read and painted (own X connection)"),
+    ("crab_gym.envs.desktop.backends.wallpaper", "", "set_root_background", "set the root background"),
     (X, "XvfbSession", "reset", "session reset"),
     (X, "XvfbSession", "_kill_clients", "kill stale clients"),
     (X, "XvfbSession", "_start_keepers", "keepers (a11y bus, registry, panel)"),
     (X, "", "start_a11y_bus", "a11y bus and registry"),
     ("crab_gym.envs.desktop.backends.panel", "Panel", "spawn", "panel spawn"),
+    ("crab_gym.envs.desktop.backends.panel", "Panel", "go", "panel told its display (it starts GTK)"),
     ("crab_gym.envs.desktop.backends.panel", "Panel", "wait_ready", "wait for the panel's first draw"),
     (X, "XvfbSession", "_start_dbus", "session bus"),
+    (X, "XvfbSession", "_dbus_started", "session bus up (awaited)"),
     ("crab_gym.envs.desktop.backends.panel", "Panel", "reset", "panel reset"),
     (D, "DesktopEnv", "reset", "desktop sub-env reset"),
     ("crab_gym.core.tasks", "Task", "setup", "task setup"),

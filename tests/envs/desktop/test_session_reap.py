@@ -30,6 +30,7 @@ d.reset()
 d.open_app("text_editor")
 d.write_file("~/witness.txt", "left by a killed run")
 s = d.session
+s.slot.watch.stop()  # as if the watcher died with its owner (session_watch.py): the reap alone must end it
 pids = s.session_pids() + [s._xvfb.pid]
 def started(p):
     return open(f"/proc/{{p}}/stat").read().rsplit(")", 1)[1].split()[19]

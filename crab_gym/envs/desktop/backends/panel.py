@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from Xlib import X, display
+from Xlib import X
 
 from crab_gym.envs.base import DeviceError
 from crab_gym.envs.desktop.backends.agent_client import AgentClient
@@ -69,11 +69,13 @@ class Panel:
         self.client: AgentClient | None = None
         self.proc: subprocess.Popen | None = None
         self.xid = 0
+        self.went = False  # the spawned panel was told its display (go())
         self.missing: list[str] = []
 
     def spawn(self, python: str, timeout: float = 30.0) -> None:
-        """Start the panel's process without waiting for it (its Python and GTK start up meanwhile);
-        :meth:`wait_ready` waits up to ``timeout`` for its first draw."""
+        """Start the panel's process without waiting for it: its Python and gi load meanwhile, then it waits
+        for :meth:`go` (the X server may not be up yet) to start GTK; :meth:`wait_ready` waits up to
+        ``timeout`` for its first draw."""
         script, config = self.dir / "panel_app.py", self.dir / "panel.json"
         shutil.copyfile(PANEL_SOURCE, script)
         config.write_text(json.dumps(panel_config(self.session.size, self.clock)))
@@ -84,6 +86,22 @@ class Panel:
         )
         self.client = AgentClient(self.proc, timeout=timeout)
         self.xid = 0
+        self.went = False
+
+    def waiting(self) -> bool:
+        """Spawned, running, and not yet told to go."""
+        return self.proc is not None and self.proc.poll() is None and not self.went
+
+    def go(self, display_name: str) -> None:
+        """Tell the spawned panel its display, which is up, as are the accessibility bus and registry."""
+        if self.proc is None or self.proc.stdin is None:
+            raise DeviceError("the panel is not running")
+        try:
+            self.proc.stdin.write((json.dumps({"display": display_name}) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError) as e:  # ValueError: its pipe was closed (close())
+            raise DeviceError("the panel exited before the session was up") from e
+        self.went = True
 
     def wait_ready(self) -> None:
         """Wait until the spawned panel has drawn and reserve its strip of the screen (once per spawn)."""
@@ -119,15 +137,13 @@ class Panel:
         maximised windows stop above it. GTK has no call for it; the window manager reads it when it manages
         the panel, which happens at every reset."""
         w = self.session.size[0]
-        d = display.Display(self.session.display_name)
-        try:
-            win = d.create_resource_object("window", self.xid)
-            cardinal = d.intern_atom("CARDINAL")
-            partial = [0, 0, 0, PANEL_HEIGHT, 0, 0, 0, 0, 0, 0, 0, w - 1]
-            win.change_property(
-                d.intern_atom("_NET_WM_STRUT_PARTIAL"), cardinal, 32, partial, X.PropModeReplace
-            )
-            win.change_property(d.intern_atom("_NET_WM_STRUT"), cardinal, 32, partial[:4], X.PropModeReplace)
-            d.sync()
-        finally:
-            d.close()
+        x = self.session.x
+        if x is None:
+            raise DeviceError("the desktop is not running")
+        d = x.connection  # the session's own connection: a new one costs more than the two requests
+        win = d.create_resource_object("window", self.xid)
+        cardinal = d.intern_atom("CARDINAL")
+        partial = [0, 0, 0, PANEL_HEIGHT, 0, 0, 0, 0, 0, 0, 0, w - 1]
+        win.change_property(d.intern_atom("_NET_WM_STRUT_PARTIAL"), cardinal, 32, partial, X.PropModeReplace)
+        win.change_property(d.intern_atom("_NET_WM_STRUT"), cardinal, 32, partial[:4], X.PropModeReplace)
+        d.sync()

@@ -29,6 +29,17 @@ if __name__ == "__main__":
 
 import gi  # noqa: E402
 
+if __name__ == "__main__":
+    # Started before the X server is up, so Python and gi load meanwhile: the host's first line names the
+    # display once it and the accessibility bus are up. Read unbuffered: the requests after it are stdin's.
+    first = b""
+    while not first.endswith(b"\n"):
+        byte = os.read(0, 1)
+        if not byte:
+            sys.exit(0)  # the host went away before the session was up
+        first += byte
+    os.environ["DISPLAY"] = json.loads(first)["display"]
+
 gi.require_version("Atk", "1.0")
 gi.require_version("Gtk", "3.0")
 gi.require_version("Gdk", "3.0")

@@ -1,7 +1,8 @@
 """Where a desktop session lives: a slot (a machine-wide file lock) gives it a display number, a system user
 of its own (when we are root), a network namespace with only loopback, a mount namespace whose /etc/hosts
 names the offline web (``session_web.py``), and a directory under ``RUN_ROOT``. Taking a slot first ends the
-sessions whose owner died (``session_reap.py``)."""
+sessions whose owner died (``session_reap.py``) and starts the watcher that ends this one if its owner dies
+(``session_watch.py``)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from crab_gym.envs.desktop.backends.session_reap import (
     reap_orphans,
     write_record,
 )
+from crab_gym.envs.desktop.backends.session_watch import SessionWatch
 from crab_gym.envs.desktop.backends.session_web import ensure_hosts_mntns
 from crab_gym.envs.desktop.primitives.x11 import X11Display
 from crab_gym.envs.slot_lock import SlotLock
@@ -101,11 +103,13 @@ class Slot:
         self.token = secrets.token_hex(8)  # the session's marker value
         self.user = _ensure_user(f"crabgym-s{n}")
         write_record(n, Owner(os.getpid(), self.token, self.user.uid, self.user.dedicated, str(self.dir)))
+        self.watch = SessionWatch(n, self.token)  # ends the session if this process dies before release()
         self.netns = _ensure_netns(f"crabgym-s{n}") if self.user.dedicated else None
         self.mntns = ensure_hosts_mntns(f"crabgym-s{n}") if self.netns else None
 
     def release(self) -> None:
         """Free the slot once its session is gone (idempotent)."""
+        self.watch.stop()
         if self._lock.index is not None and self._lock.held:
             clear_record(self._lock.index)
         self._lock.release()

@@ -87,3 +87,9 @@ def set_root_background(display_name: str, rgb: np.ndarray) -> None:
         d.sync()
     finally:
         d.close()
+
+
+def paint_wallpaper(display_name: str, size: tuple[int, int]) -> None:
+    """:func:`wallpaper` of ``size`` as the background of ``display_name`` (the session's start runs this
+    in a thread while its first reset waits on the panel and the window manager)."""
+    set_root_background(display_name, wallpaper(size))

@@ -52,9 +52,17 @@ def start_xvfb(session: XvfbSession) -> subprocess.Popen:
     )  # fmt: skip
     try:
         session.wait_for(lambda: display_accepts(number), 10.0, f"Xvfb {session.display_name}", xvfb)
-        # Let our own (root) process in without the cookie; other users stay out.
+        # Let our own (root) process in without the cookie; other users stay out. xhost runs as us with the
+        # cookie, outside the session's namespaces (the server's socket is a file), which spares the
+        # nsenter of a session command.
         me = pwd.getpwuid(os.geteuid()).pw_name
-        res = session.run(["xhost", f"+si:localuser:{me}"], timeout=5)
+        res = subprocess.run(
+            ["xhost", f"+si:localuser:{me}"],
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "DISPLAY": session.display_name,
+                 "XAUTHORITY": str(auth)},
+            capture_output=True,
+            timeout=5,
+        )  # fmt: skip
         if res.returncode != 0:
             why = res.stderr.decode(errors="replace")
             raise DeviceError(f"xhost failed on {session.display_name}: {why}")

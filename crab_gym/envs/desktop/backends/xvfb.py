@@ -10,10 +10,12 @@ clients again.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -28,7 +30,7 @@ from crab_gym.envs.desktop.backends.session_process import SessionProcesses
 from crab_gym.envs.desktop.backends.session_reap import kill_all
 from crab_gym.envs.desktop.backends.session_slot import Slot
 from crab_gym.envs.desktop.backends.session_web import SessionWeb
-from crab_gym.envs.desktop.backends.wallpaper import set_root_background, wallpaper
+from crab_gym.envs.desktop.backends.wallpaper import paint_wallpaper
 from crab_gym.envs.desktop.backends.xserver import start_xvfb
 from crab_gym.envs.desktop.primitives.apps import app_argv
 from crab_gym.envs.desktop.primitives.cpu import SessionActivity
@@ -81,13 +83,16 @@ class XvfbSession(SessionProcesses):
         self.web: SessionWeb | None = None  # the offline web, when the slot has its namespaces
         self._web_pending = False  # the web is being started (start())
         self._activity: SessionActivity | None = None  # the settle probe, made at the first settle
+        self._discarded = 0  # trees moved to the trash (:meth:`_discard`)
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
         """Start the session and reset it. The slow parts run side by side: the offline web (its server and CA
-        in a process of its own, then four certutil runs from a thread) while Xvfb starts, the wallpaper read
-        (or drawn) in a thread; the keepers' processes (the panel's Python and GTK) start before the web is
-        done, and the first reset waits for the panel's first draw."""
+        in a process of its own, started first; the browsers' profiles and four certutil runs in a thread)
+        while Xvfb starts; the panel's Python loads meanwhile too (it starts GTK once told the display), and
+        the keepers are up before the web is done; the wallpaper is read (or drawn) and painted in another
+        thread over its own X connection while the first reset runs (its waits on the panel and openbox
+        leave the GIL free), and is on the screen before this returns."""
         d = self.slot.dir
         if d.exists():
             self._kill_clients(include_xvfb=True)
@@ -98,7 +103,6 @@ class XvfbSession(SessionProcesses):
             # its server's process first, started from this thread (it dies with it); the CA in HOME below
             self.web = SessionWeb.spawn_or_warn(d / "web", self.slot.netns, self.token)
         pool = ThreadPoolExecutor(2, thread_name_prefix="session-start")
-        picture = pool.submit(wallpaper, self.size)
         shutil.copytree(TEMPLATE_HOME, self.pristine, symlinks=True)
         os.chmod(self.pristine, 0o700)  # HOME is private to the session user
         self.run_dir.mkdir(mode=0o700)
@@ -107,23 +111,31 @@ class XvfbSession(SessionProcesses):
         self.chown(self.run_dir)
         web = pool.submit(self.web.start_or_warn, self.pristine, self.chown) if self.web else None
         self._web_pending = web is not None  # session processes started meanwhile get the web's variables
-        pool.shutdown(wait=False)  # the threads end with their work
         try:
+            self._spawn_panel()  # its Python and gi load while the X server starts (it waits for go())
             self._xvfb = start_xvfb(self)
-            self.x = X11Display(self.display_name)
+            # Our X connection (python-xlib's setup, mss) is made in a thread while the keepers start (this
+            # thread mostly waits on the accessibility bus), so the panel starts sooner.
+            connecting = pool.submit(X11Display, self.display_name)
+            try:
+                # The keepers read HOME as they start (GTK's settings): the template's until the reset copies
+                # the pristine one, which the web is still adding its profiles to.
+                shutil.copytree(TEMPLATE_HOME, self.home, symlinks=True)
+                os.chmod(self.home, 0o700)
+                self.chown(self.home)
+                self._start_keepers(wait=False)
+            finally:
+                self.x = connecting.result()  # closed by close() if the keepers failed
+            # The root window's properties to keep: the server's own (the keepers set none).
             self._root_props = self.x.root_properties()
-            # The keepers read HOME as they start (GTK's settings): the template's until the reset copies
-            # the pristine one, which the web is still adding its profiles to.
-            shutil.copytree(TEMPLATE_HOME, self.home, symlinks=True)
-            os.chmod(self.home, 0o700)
-            self.chown(self.home)
-            self._start_keepers(wait=False)
-            set_root_background(self.display_name, picture.result())
+            painted = pool.submit(paint_wallpaper, self.display_name, self.size)
         finally:
+            pool.shutdown(wait=False)  # the threads end with their work
             if web is not None and not web.result():  # a failed web warned and ended
                 self.web = None
             self._web_pending = False
         self.reset()
+        painted.result()
         if self.web is not None and not self.web.ready_or_warn():  # it serves (connections waited till now)
             self.web = None
         self._xvfb_mb0 = self.x_server_mb()
@@ -152,19 +164,28 @@ class XvfbSession(SessionProcesses):
         assert self.x is not None
         self.x.restore_root_properties(self._root_props)
         if self.home.exists():
-            shutil.rmtree(self.home)
+            self._discard(self.home)
         subprocess.run(["cp", "-a", str(self.pristine), str(self.home)], check=True)
         for p in self.run_dir.iterdir():
             if p.name not in ("Xauthority", self.keep_dir.name):
-                shutil.rmtree(p) if p.is_dir() else p.unlink()
-        self._start_keepers()
-        self._start_dbus()
-        # openbox runs --startup once it has managed the screen and grabbed its shortcut keys.
+                self._discard(p) if p.is_dir() else p.unlink()
+        self._start_keepers(wait=False)
+        bus = self._start_dbus()  # awaited below: openbox does not use it
+        # openbox runs --startup once it has managed the screen and grabbed its shortcut keys. It starts
+        # while a new panel is still starting (it manages the panel's window whenever that maps, and reads
+        # the panel's strut when it is set).
         ready = self.run_dir / "wm-ready"
         wm = self.spawn(
             ["openbox", "--config-file", str(self.home / ".config/openbox/rc.xml"),
              "--startup", f"touch {ready}"]
         )  # fmt: skip
+        try:
+            self.panel.wait_ready()
+        except BaseException:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                bus.communicate(timeout=10)  # reaped: the panel's error is the one to raise
+            raise
+        self._dbus_started(bus)
         self.wait_for(ready.exists, 5.0, "openbox", wm)
         self._wm = wm
         self.x.move(self.size[0] // 2, self.size[1] // 2)
@@ -239,6 +260,20 @@ class XvfbSession(SessionProcesses):
             self._xvfb.wait()
             self._xvfb = None
 
+    def _discard(self, tree: Path) -> None:
+        """Move ``tree`` into the slot's trash (a rename) and delete it in a thread: on a disk filesystem
+        each removed directory costs milliseconds (3 ms here, 17 in a fresh HOME), which a reset need not
+        wait for. What a thread leaves (the process ended first) goes with the slot's directory."""
+        trash = self.slot.dir / "trash"
+        trash.mkdir(exist_ok=True)
+        self._discarded += 1
+        gone = trash / f"{tree.name}-{self._discarded}"
+        os.rename(tree, gone)
+        sweep = threading.Thread(
+            target=shutil.rmtree, args=(gone,), kwargs={"ignore_errors": True}, daemon=True
+        )
+        sweep.start()
+
     def _reap(self) -> None:
         alive = []
         for p in self._children:
@@ -255,35 +290,46 @@ class XvfbSession(SessionProcesses):
         session bus, which a reset replaces (see :mod:`crab_gym.envs.desktop.backends.a11y_bus`).
         """
         if not (self._keepers and all(p.poll() is None for p in self._keepers) and self.panel.alive()):
-            self.panel.close()
             for p in self._keepers:
                 p.kill()
                 p.wait()
             self._keepers.clear()
-            for stale in self.keep_dir.iterdir():
-                stale.unlink()
-            self._keepers += start_a11y_bus(self, self.keep_dir)
-            python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
-            self.panel.spawn(python)
+            if not self.panel.waiting():  # else start() spawned it, and it waits for its display
+                self.panel.close()
+                for stale in self.keep_dir.iterdir():
+                    stale.unlink()
+                self._spawn_panel()
+            self._keepers += start_a11y_bus(self, self.keep_dir)  # the panel's Python loads meanwhile
+            self.panel.go(self.display_name)
             assert self.panel.proc is not None
             self._keepers.append(self.panel.proc)
         if wait:
             self.panel.wait_ready()
 
-    def _start_dbus(self) -> None:
-        res = self.run(
-            [
-                "dbus-daemon",
-                "--session",
-                "--fork",
-                "--nopidfile",
-                f"--address=unix:path={self.run_dir / 'bus'}",
-                "--print-address=1",
-            ],
-            timeout=10,
+    def _spawn_panel(self) -> None:
+        python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
+        self.panel.spawn(python)
+
+    def _start_dbus(self) -> subprocess.Popen:
+        """Start the session bus (``dbus-daemon --fork``); :meth:`_dbus_started` waits for it."""
+        address = f"--address=unix:path={self.run_dir / 'bus'}"
+        cmd, as_user = self._as_session(
+            ["dbus-daemon", "--session", "--fork", "--nopidfile", address, "--print-address=1"], self.home
         )
-        if res.returncode != 0:
-            raise DeviceError(f"dbus-daemon failed: {res.stderr.decode(errors='replace')}")
+        return subprocess.Popen(
+            cmd, env=self.env(), cwd=self.home, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **as_user
+        )
+
+    def _dbus_started(self, bus: subprocess.Popen) -> None:
+        """Wait until the forking dbus-daemon has printed its address and exited (the bus then listens)."""
+        try:
+            _, err = bus.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            bus.kill()
+            bus.communicate()
+            raise DeviceError("dbus-daemon did not start in 10 s") from None
+        if bus.returncode != 0:
+            raise DeviceError(f"dbus-daemon failed: {err.decode(errors='replace')}")
 
     # ---- helpers used by the sub-env ----------------------------------------------------------
     def agent_client(self) -> AgentClient:

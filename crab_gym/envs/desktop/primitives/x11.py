@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import select
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 
 import mss
 import numpy as np
@@ -108,6 +110,14 @@ def keysym_for_char(ch: str) -> int:
     return 0x01000000 + cp
 
 
+def _fill(future: Future, make: Callable[[], object]) -> None:
+    """Set ``future`` to what ``make`` returns, or to what it raised."""
+    try:
+        future.set_result(make())
+    except BaseException as e:  # noqa: BLE001 - handed to whoever asks for the result
+        future.set_exception(e)
+
+
 class X11Display:
     """Input, frames and window facts for one X display."""
 
@@ -117,7 +127,10 @@ class X11Display:
         self._root = self._d.screen().root
         geom = self._root.get_geometry()
         self.size = (int(geom.width), int(geom.height))
-        self._mss = mss.MSS(display=name)
+        # mss's first start in a process loads libxcb and its extensions through ctypes.util.find_library
+        # (an ldconfig run each, ~20 ms): made in a thread, it is ready by the first frame.
+        self._mss: Future[mss.MSS] = Future()
+        threading.Thread(target=_fill, args=(self._mss, lambda: mss.MSS(display=name)), daemon=True).start()
         self._monitor = {"left": 0, "top": 0, "width": self.size[0], "height": self.size[1]}
         self._windows = WindowReader(self._d)
         self._spare_keycodes = self._find_spare_keycodes()
@@ -140,7 +153,7 @@ class X11Display:
     def grab(self) -> np.ndarray:
         """The whole screen as (H, W, 3) uint8 RGB: three strided channel copies out of the BGRX frame
         (2-5x faster than Pillow's decode, whose array view costs two more copies through ``tobytes``)."""
-        shot = self._mss.grab(self._monitor)
+        shot = self._mss.result().grab(self._monitor)
         w, h = shot.size
         bgrx = np.frombuffer(shot.raw, np.uint8).reshape(h, w, 4)
         rgb = np.empty((h, w, 3), np.uint8)
@@ -344,6 +357,12 @@ class X11Display:
         self._root.clear_area(0, 0, 0, 0)
         self._d.sync()
 
+    @property
+    def connection(self) -> display.Display:
+        """This display's python-xlib connection, for one-off requests of the session's own start (the
+        wallpaper, the panel's strut): opening another costs ~20-35 ms of round trips and Python."""
+        return self._d
+
     def root_properties(self) -> set[int]:
         return set(self._root.list_properties())
 
@@ -362,7 +381,7 @@ class X11Display:
 
     def close(self) -> None:
         """Close both connections; never raises (the server may already be gone)."""
-        for closer in (self._mss.close, self._d.close):
+        for closer in (lambda: self._mss.result().close(), self._d.close):
             try:
                 closer()
             except Exception:  # noqa: BLE001 - a dead server's connections still count as closed

@@ -66,11 +66,68 @@ def test_a_live_owners_directory_is_kept_and_removed_by_its_cleanup(tmp_path):
     mine.cleanup()
     mine.cleanup()
     assert not os.path.exists(mine.name)
-    stranger = (
-        tmp_path / "crab-phone-unlocked"
-    )  # not made by OwnedTempDir (an older run's): not ours to judge
+    stranger = tmp_path / "crab-phone-other"  # neither OwnedTempDir's name nor an older crab-gym's
     stranger.mkdir()
     dead = tmp_path / "crab-phone-p1-abc"  # named as ours, and nobody holds its lock: its owner died
     (dead / "data").mkdir(parents=True)
     assert sweep("crab-phone-", str(tmp_path)) == [str(dead)]
     assert stranger.exists() and not dead.exists()
+
+
+def _legacy(parent: Path, name: str) -> Path:
+    """A directory as crab-gym made them before OwnedTempDir (tempfile's name), with a file in it."""
+    d = parent / name
+    (d / "data" / "databases").mkdir(parents=True)
+    (d / "data" / "databases" / "sms.db").write_bytes(b"x")
+    return d
+
+
+def test_legacy_directories_go_only_when_surely_dead(tmp_path, monkeypatch):
+    """Directories named as crab-gym named them before OwnedTempDir have no lock: they go only when ours,
+    unchanged for LEGACY_IDLE seconds, and nothing of them is open or a process's working directory."""
+    sandbox, web = _legacy(tmp_path, "crab-phone-a1b_2c3d"), _legacy(tmp_path, "crab-phone-web-zz9y8x7w")
+    recent = _legacy(tmp_path, "crab-phone-r3c3ntly")
+    assert sweep("crab-phone-", str(tmp_path)) == []  # just made: a live process's, perhaps
+    assert sandbox.exists() and web.exists() and recent.exists()
+
+    monkeypatch.setattr(owned_tmp, "LEGACY_IDLE", -1.0)  # now every one counts as long unchanged
+    held = _legacy(tmp_path, "crab-phone-openfile")
+    worker = _legacy(tmp_path, "crab-phone-workdir0")
+    theirs = _legacy(tmp_path, "crab-phone-nobodys0")
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    link = tmp_path / "crab-phone-symlink0"
+    link.symlink_to(target)
+    other_uid = os.geteuid() == 0
+    if other_uid:
+        os.chown(theirs, 65534, 65534)
+    fd = os.open(held / "data" / "databases" / "sms.db", os.O_RDONLY)  # a live legacy phone's SQLite
+    sleeper = subprocess.Popen(["sleep", "60"], cwd=worker)
+    try:
+        removed = sorted(sweep("crab-phone-", str(tmp_path)))
+        kept = [held, worker, link, *([theirs] if other_uid else [])]
+        assert all(p.exists() or p.is_symlink() for p in kept), removed
+        assert str(sandbox) in removed and str(web) in removed and not sandbox.exists() and not web.exists()
+        assert target.exists()  # the link to it was not followed
+    finally:
+        os.close(fd)
+        sleeper.kill()
+        sleeper.wait()
+    assert str(held) in sweep("crab-phone-", str(tmp_path))  # closed: now it goes
+
+
+def test_a_legacy_directory_changed_deep_inside_is_not_idle(tmp_path):
+    """Idle is judged by the latest change anywhere in the tree, by status-change time (a copy that keeps
+    modification times, as the phone's restore does, cannot set it back)."""
+    d = _legacy(tmp_path, "crab-phone-deepchng")
+    db = d / "data" / "databases" / "sms.db"
+    for p in (d, d / "data", d / "data" / "databases", db):
+        os.utime(p, (0, 0))  # modification times set back (their status-change times are now)
+    top = os.stat(d).st_ctime
+    while os.stat(db).st_ctime <= top:  # the clock moves in ticks: change the file until it is later
+        os.utime(db, (0, 0))
+    deep = os.stat(db).st_ctime
+    between = top + owned_tmp.LEGACY_IDLE + (deep - top) / 2  # idle by the top's time, not by the file's
+    assert owned_tmp.sweep_legacy([str(d)], now=between) == []
+    assert owned_tmp.sweep_legacy([str(d)], now=deep + owned_tmp.LEGACY_IDLE * 2) == [str(d)]
+    assert not d.exists()

@@ -7,6 +7,10 @@ ones of the same prefix whose lock is free: their owner died before it could cle
 milliseconds when it holds thousands of entries, and a phone's cold start or a worker making many phones need
 not pay it each time). A directory is made hidden and only gets its name once locked, so
 no sweep ever sees one that is still being set up.
+
+Directories that crab-gym made before these (``tempfile``'s names: no pid, no lock, see ``LEGACY``) are swept
+too, when they are surely a dead process's: ours, nothing in them changed for ``LEGACY_IDLE`` seconds, and no
+process has a file in them open nor works in them.
 """
 
 from __future__ import annotations
@@ -16,12 +20,19 @@ import fcntl
 import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 import weakref
 from pathlib import Path
 
 SWEEP_EVERY = 30.0
+LEGACY = {"crab-phone-": re.compile(r"crab-phone-(?:web-)?[a-z0-9_]{8}")}
+"""The names of a prefix's directories made before OwnedTempDir (a phone's sandbox, its web's state), as
+``tempfile`` made them."""
+LEGACY_IDLE = 3600.0
+"""Seconds a legacy directory stays unchanged before it counts as its owner's leftover (a live phone writes
+its sandbox at every reset)."""
 
 
 def _sweep_due(prefix: str) -> bool:
@@ -41,14 +52,18 @@ def _sweep_due(prefix: str) -> bool:
 def sweep(prefix: str, parent: str | None = None) -> list[str]:
     """Remove the directories of ``prefix`` under ``parent`` (the temp dir) whose owner died; their paths."""
     parent = parent or tempfile.gettempdir()
-    ours = re.compile(rf"{re.escape(prefix)}p\d+-")
+    ours, legacy = re.compile(rf"{re.escape(prefix)}p\d+-"), LEGACY.get(prefix)
     removed: list[str] = []
+    old: list[str] = []
     try:
         entries = os.scandir(parent)
     except OSError:
         return removed
     with entries:
         for entry in entries:
+            if legacy is not None and legacy.fullmatch(entry.name):
+                old.append(entry.path)
+                continue
             if not ours.match(entry.name):
                 continue
             try:
@@ -65,7 +80,60 @@ def sweep(prefix: str, parent: str | None = None) -> list[str]:
                 removed.append(entry.path)
             finally:
                 os.close(fd)
+    return removed + sweep_legacy(old)
+
+
+def sweep_legacy(paths: list[str], now: float | None = None) -> list[str]:
+    """Remove those of ``paths`` (legacy directories: no lock tells whether their owner lives) that are
+    surely a dead process's: a directory of ours (not a link), nothing in it changed for ``LEGACY_IDLE`` s,
+    and no process has a file in it open or works in it (``now``: the time to judge at, by default the
+    present); the ones removed."""
+    now = time.time() if now is None else now
+    idle = []
+    for path in paths:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and now - _newest(path) > LEGACY_IDLE:
+            idle.append(path)
+    if not idle:
+        return []
+    held = _held_paths()
+    removed = []
+    for path in idle:
+        if any(h == path or h.startswith(path + "/") for h in held):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
     return removed
+
+
+def _newest(path: str) -> float:
+    """The latest change of anything in the tree at ``path``: the status-change time, which a write, a
+    rename or a removal sets and, unlike the modification time, a copy that keeps times does not set back."""
+    newest = 0.0
+    for root, dirs, files in os.walk(path):
+        for name in [".", *dirs, *files]:
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_ctime)
+    return newest
+
+
+def _held_paths() -> set[str]:
+    """What the processes we may look at have open or work in (their cwd and open files)."""
+    held = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            links = [f"/proc/{pid}/cwd"] + [f"/proc/{pid}/fd/{fd}" for fd in os.listdir(f"/proc/{pid}/fd")]
+        except OSError:  # gone, or not ours to read
+            continue
+        for link in links:
+            with contextlib.suppress(OSError):
+                held.add(os.readlink(link))
+    return held
 
 
 def _cleanup(path: str, fd: int, owner: int) -> None:
