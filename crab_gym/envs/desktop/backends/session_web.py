@@ -193,8 +193,8 @@ class SessionWeb:
         """The web of a session with its server's process started (127.0.0.1:443 and :80 of ``netns`` bound
         here and handed to it; without one, free ports of the host's loopback; its certificates go into
         ``state_dir``), or None with a warning saying why (a port taken, no namespace): the session then runs
-        without the web rather than not at all. Call it from the thread that lives as long as the session
-        (the main one): the process dies with it."""
+        without the web rather than not at all. The process ends at the end of its control pipe (this
+        process closed it, or died) and, started from the main thread, when this process dies."""
         try:
             sockets = bind_in_netns(netns, (443, 80) if netns else (0, 0))
             return cls(WebProcess.spawn(0, state_dir, sockets, {WEB_MARKER: token}))
