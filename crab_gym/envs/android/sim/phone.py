@@ -27,19 +27,6 @@ from .ui.layout import Screen
 from .ui.view import COLORS, DARK, View, to_xml
 
 log = logging.getLogger(__name__)
-_commands = False  # whether the shell's command modules are imported (at the first command line)
-
-
-def load_commands() -> None:
-    """Import the shell and the modules whose commands register on import: a phone that is only tapped and
-    looked at (an RL env's) never needs them, and they are a third of the simulator's modules."""
-    global _commands
-    if not _commands:
-        from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401
-        from .system import am, capture, date, devicecmds, dumpsys, ime, logcat, pm, providers  # noqa: F401
-
-        _commands = True
-
 
 MARKER = ".crab_phone_sandbox"
 PRISTINE_CACHE = 8  # seeds whose pristine files are kept in memory (~200 kB each)
@@ -394,8 +381,7 @@ class Phone:
         """
         with self.lock:
             self.tick()
-            try:
-                load_commands()
+            try:  # the shell, and of its commands those the line names, load at the first (shell/commands.py)
                 from .shell.interpreter import Shell
 
                 sh = Shell(self)  # one per command line: a waiting command releases the lock to others
