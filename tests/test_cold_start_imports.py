@@ -84,11 +84,10 @@ def test_a_phones_first_observation_builds_one_task_and_imports_no_template_regi
     )
     _loaded(code, lazy)  # fills the seed cache if this tree's seeding code has none yet
     assert _loaded(code, lazy) == []
-    # the setup's launch (`monkey`) loads the shell and the activity manager's commands, not every command
-    unused = ("shell.builtins", "shell.filecmds", "shell.textcmds", "system.capture", "system.date")
+    # the setup's launch (`monkey`) runs without the shell (Phone.monkey): no interpreter, no command module
     sim = "crab_gym.envs.android.sim."
-    assert _loaded(code, tuple(sim + m for m in ("system.am", *unused))) == [sim + "system.am"]
-    assert {sim + m for m in unused} <= set(commands.MODULES)
+    phones_own = [sim + "system.logcat", sim + "system.providers"]  # the phone imports these itself
+    assert _loaded(code, (sim + "shell.interpreter", *commands.MODULES)) == phones_own
 
 
 def test_every_command_is_found_whichever_the_shell_meets_first():

@@ -371,6 +371,23 @@ class Phone:
     def keyevent(self, code: int | str) -> None:
         inputs.keyevent(self, code)
 
+    def monkey(self, package: str) -> tuple[bytes, bytes, int]:
+        """What the shell line ``monkey -p PACKAGE -c android.intent.category.LAUNCHER 1`` returns and does,
+        run without a shell: a task setup's launch needs neither the shell nor the other commands."""
+        from .system import monkey
+
+        with self.lock:
+            self.tick()
+            try:
+                started = monkey.launch(self, package)
+            except Exception as e:  # as the shell guards its commands
+                return b"", f"monkey: {type(e).__name__}: {e}\n".encode(), 1
+            finally:
+                self.fs.times.note()
+            if not started:
+                return b"", (monkey.NO_ACTIVITIES + "\n").encode(), monkey.EXIT_NO_ACTIVITIES
+            return (monkey.report(package) + "\n").encode(), b"", 0
+
     # -- shell ---------------------------------------------------------------------------------------------
     def shell(self, cmd: str, stdin=b"", merged: bool = False, live=None) -> tuple[bytes, bytes, int]:
         """Run a shell command line as adbd would: (stdout, stderr, exit code). Never raises.
