@@ -81,6 +81,7 @@ def test_a_phones_first_observation_builds_one_task_and_imports_no_template_regi
         "crab_gym.tasks.generator",
         "crab_gym.tasks.templates.android.layout",
         "crab_gym.envs.android.sim.storage.baseline",
+        "crab_gym.web.content.places",  # the Maps app's, loaded at its first search
     )
     _loaded(code, lazy)  # fills the seed cache if this tree's seeding code has none yet
     assert _loaded(code, lazy) == []
