@@ -329,7 +329,9 @@ class AndroidEnv(SubEnv):
         )
 
     def set_setting(self, namespace: str, key: str, value: str) -> None:
-        self._shell_ok(f"settings put {quote(namespace)} {quote(key)} {quote(value)}")
+        cmd = f"settings put {quote(namespace)} {quote(key)} {quote(value)}"
+        direct = getattr(self.device, "settings_put", None)  # our in-process phone: no shell
+        self._shell_ok(cmd, direct(namespace, key, value) if direct is not None else None)
 
 
 __all__ = ["BACKENDS", "AndroidEnv", "make_device"]

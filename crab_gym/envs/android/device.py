@@ -113,6 +113,10 @@ class SimDevice(Device):
         """``shell("monkey -p PACKAGE -c android.intent.category.LAUNCHER 1")``, run without the shell."""
         return self.phone.monkey(package)
 
+    def settings_put(self, namespace: str, key: str, value: str) -> tuple[bytes, bytes, int]:
+        """``shell("settings put NAMESPACE KEY VALUE")``, run without the shell."""
+        return self.phone.settings_put(namespace, key, value)
+
     def tap(self, x: int, y: int) -> None:
         self.phone.tap(x, y)
 

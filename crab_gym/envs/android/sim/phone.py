@@ -20,7 +20,7 @@ from .storage.owned_tmp import OwnedTempDir
 from .storage.readers import Readers
 from .system import alarms, clock, power, procfs, snapshot
 from .system.logcat import activity_started
-from .system.providers import get_setting
+from .system.providers import get_setting, put_setting
 from .system.snapshot import PhoneState
 from .ui import glyphstore, render
 from .ui.layout import Screen
@@ -387,6 +387,24 @@ class Phone:
             if not started:
                 return b"", (monkey.NO_ACTIVITIES + "\n").encode(), monkey.EXIT_NO_ACTIVITIES
             return (monkey.report(package) + "\n").encode(), b"", 0
+
+    def settings_put(self, namespace: str, key: str, value: str) -> tuple[bytes, bytes, int]:
+        """What the shell line ``settings put NAMESPACE KEY VALUE`` returns and does, run without a shell (a
+        task setup's setting)."""
+        from .shell.tokens import RawError, ShellError
+
+        with self.lock:
+            self.tick()
+            try:
+                put_setting(self, namespace, key, value)
+            except ShellError as e:  # as the shell reports a command's error
+                said = f"{e}\n" if isinstance(e, RawError) else f"settings: {e}\n"
+                return b"", said.encode() if str(e) else b"", e.code
+            except Exception as e:
+                return b"", f"settings: {type(e).__name__}: {e}\n".encode(), 1
+            finally:
+                self.fs.times.note()
+            return b"", b"", 0
 
     # -- shell ---------------------------------------------------------------------------------------------
     def shell(self, cmd: str, stdin=b"", merged: bool = False, live=None) -> tuple[bytes, bytes, int]:

@@ -1,6 +1,9 @@
-"""Phone.monkey (a task setup's launch, no shell) returns and does what the shell's monkey line does."""
+"""Phone.monkey and Phone.settings_put (a task setup's launch and setting, no shell) return and do what the
+shell's lines do."""
 
 from __future__ import annotations
+
+import shlex
 
 import numpy as np
 import pytest
@@ -62,3 +65,28 @@ def test_a_started_app_is_in_front_and_a_refused_one_changes_nothing():
         assert not np.array_equal(phone.screenshot(), home)
     finally:
         phone.close()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("global", "wifi_on", "0"),
+        ("secure", "ui_night_mode", "2"),
+        ("system", "screen_brightness", "a value with spaces"),
+        ("nowhere", "wifi_on", "1"),  # refused: no such namespace
+    ],
+)
+def test_settings_put_without_the_shell_is_the_shell_line(args):
+    by_shell, direct = Phone(width=360, height=800, seed=5), Phone(width=360, height=800, seed=5)
+    try:
+        for p in (by_shell, direct):
+            assert p.monkey("com.android.settings")[2] == 0  # a screen that shows settings
+        line = "settings put " + " ".join(shlex.quote(a) for a in args)
+        assert direct.settings_put(*args) == by_shell.shell(line)
+        assert _seen(direct) == _seen(by_shell)
+        assert direct.shell(f"settings get {args[0]} {args[1]}") == by_shell.shell(
+            f"settings get {args[0]} {args[1]}"
+        )
+    finally:
+        by_shell.close()
+        direct.close()
