@@ -20,7 +20,7 @@ from .storage.owned_tmp import OwnedTempDir
 from .storage.readers import Readers
 from .system import alarms, clock, power, procfs, snapshot
 from .system.logcat import activity_started
-from .system.providers import get_setting, put_setting
+from .system.providers import get_setting
 from .system.snapshot import PhoneState
 from .ui import glyphstore, render
 from .ui.layout import Screen
@@ -372,39 +372,16 @@ class Phone:
         inputs.keyevent(self, code)
 
     def monkey(self, package: str) -> tuple[bytes, bytes, int]:
-        """What the shell line ``monkey -p PACKAGE -c android.intent.category.LAUNCHER 1`` returns and does,
-        run without a shell: a task setup's launch needs neither the shell nor the other commands."""
-        from .system import monkey
+        """``shell("monkey -p PACKAGE -c android.intent.category.LAUNCHER 1")`` without the shell."""
+        from .system import direct
 
-        with self.lock:
-            self.tick()
-            try:
-                started = monkey.launch(self, package)
-            except Exception as e:  # as the shell guards its commands
-                return b"", f"monkey: {type(e).__name__}: {e}\n".encode(), 1
-            finally:
-                self.fs.times.note()
-            if not started:
-                return b"", (monkey.NO_ACTIVITIES + "\n").encode(), monkey.EXIT_NO_ACTIVITIES
-            return (monkey.report(package) + "\n").encode(), b"", 0
+        return direct.monkey(self, package)
 
     def settings_put(self, namespace: str, key: str, value: str) -> tuple[bytes, bytes, int]:
-        """What the shell line ``settings put NAMESPACE KEY VALUE`` returns and does, run without a shell (a
-        task setup's setting)."""
-        from .shell.tokens import RawError, ShellError
+        """``shell("settings put NAMESPACE KEY VALUE")`` without the shell."""
+        from .system import direct
 
-        with self.lock:
-            self.tick()
-            try:
-                put_setting(self, namespace, key, value)
-            except ShellError as e:  # as the shell reports a command's error
-                said = f"{e}\n" if isinstance(e, RawError) else f"settings: {e}\n"
-                return b"", said.encode() if str(e) else b"", e.code
-            except Exception as e:
-                return b"", f"settings: {type(e).__name__}: {e}\n".encode(), 1
-            finally:
-                self.fs.times.note()
-            return b"", b"", 0
+        return direct.settings_put(self, namespace, key, value)
 
     # -- shell ---------------------------------------------------------------------------------------------
     def shell(self, cmd: str, stdin=b"", merged: bool = False, live=None) -> tuple[bytes, bytes, int]:
