@@ -91,10 +91,10 @@ class CrabEnv(gym.Env):
         if api_actions:
             for sub in self.subenvs.values():
                 add_api_actions(sub)
-        from crab_gym.tasks import resolve_tasks  # the task library registers its templates on import
+        from crab_gym.tasks import resolve_tasks, tasks_need_user  # templates register at the first lookup
 
-        self.tasks = resolve_tasks(tasks, set(devices))
-        if ask_user or (ask_user is None and any(t.needs_user for t in self.tasks)):
+        self.tasks = resolve_tasks(tasks, set(devices))  # a large set (rl-phone) builds a task when drawn
+        if ask_user or (ask_user is None and tasks_need_user(self.tasks)):
             cast(RootEnv, self.subenvs["root"]).add_ask_user()  # make_subenv("root") is a RootEnv
         self.max_steps = max_steps
         self.max_invalid_actions = max_invalid_actions

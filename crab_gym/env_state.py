@@ -10,6 +10,7 @@ brought back is a :class:`RestoreError`, after which the episode is over until t
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Protocol
@@ -29,7 +30,7 @@ class CrabEnv(Protocol):
 
     spec: EnvSpec | None
     subenvs: dict[str, SubEnv]
-    tasks: list[Task]
+    tasks: Sequence[Task]
     task: Task | None
     graph: GraphEvaluator | None
     events: EventScheduler

@@ -20,6 +20,7 @@ from crab_gym.core.actions import (
     action,
     build_params_model,
 )
+from crab_gym.envs.android.sim.shell import commands
 from crab_gym.spaces import _constraints
 
 
@@ -61,6 +62,55 @@ def test_a_phones_first_observation_loads_no_pillow_once_its_glyphs_are_stored(t
     assert _loaded(code, pillow, env) == list(pillow)  # the first process draws them (and stores them)
     # the next reads them back (ui/glyphstore.py), and nothing else it imports draws or resizes at import
     assert _loaded(code, pillow, env) == []
+
+
+def test_a_phones_first_observation_builds_one_task_and_imports_no_template_registry():
+    code = (
+        "import gymnasium as gym, crab_gym\n"
+        "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
+        "env.reset(seed=0)\n"
+        "import sys\n"
+        "from crab_gym.tasks.lazy import LazyTasks\n"
+        "tasks = env.unwrapped.tasks\n"
+        "assert isinstance(tasks, LazyTasks) and len(tasks._built) == 1, tasks\n"  # the drawn task only
+    )
+    # the set is built without the registry: no platform's templates, no generator (and its web worlds),
+    # no task layout; the seed's data classes neither, once the seed cache holds the seed
+    lazy = (
+        "crab_gym.tasks.templates",
+        "crab_gym.tasks.generator",
+        "crab_gym.tasks.templates.android.layout",
+        "crab_gym.envs.android.sim.storage.baseline",
+        "crab_gym.web.content.places",  # the Maps app's, loaded at its first search
+    )
+    _loaded(code, lazy)  # fills the seed cache if this tree's seeding code has none yet
+    assert _loaded(code, lazy) == []
+    # the setup's launch (`monkey`) runs without the shell (Phone.monkey): no interpreter, no command module
+    sim = "crab_gym.envs.android.sim."
+    phones_own = [sim + "system.logcat", sim + "system.providers"]  # the phone imports these itself
+    assert _loaded(code, (sim + "shell.interpreter", *commands.MODULES)) == phones_own
+
+
+def test_every_command_is_found_whichever_the_shell_meets_first():
+    code = (
+        "from crab_gym.envs.android.sim import Phone\n"
+        "p = Phone(width=360, height=800)\n"
+        "print(p.shell('monkey -p com.android.settings 1')[2], p.shell('echo hi | wc -c')[:1])\n"
+        "print(p.shell('which ls toybox monkey')[0].split())\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    first, second = res.stdout.splitlines()
+    assert first == "0 (b'3\\n',)"
+    assert eval(second) == [b"/system/bin/ls", b"/system/bin/toybox", b"/system/bin/monkey"]  # noqa: S307
+
+
+def test_the_known_commands_are_in_their_modules():
+    from crab_gym.envs.android.sim.shell.context import REGISTRY
+
+    commands.load_all()
+    for name, module in commands.KNOWN.items():
+        assert REGISTRY[name].__module__ == module
 
 
 def test_a_phone_only_tapped_and_looked_at_loads_no_shell():

@@ -33,6 +33,8 @@ from crab_gym.core.templates import (
     get_template,
     is_digraph,
     register,
+    register_on_lookup,
+    registered,
 )
 from crab_gym.core.user import SimulatedUser
 
@@ -55,6 +57,8 @@ __all__ = [
     "get_template",
     "parse_adjlist_text",
     "register",
+    "register_on_lookup",
+    "registered",
     "task_from_json",
     "tasks_from_file",
 ]

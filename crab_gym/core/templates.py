@@ -33,6 +33,8 @@ __all__ = [
     "get_template",
     "is_digraph",
     "register",
+    "register_on_lookup",
+    "registered",
 ]
 
 
@@ -182,12 +184,28 @@ class SubTaskTemplate:
 
 
 TEMPLATES: dict[str, SubTaskTemplate] = {}
-"""Every registered template by id; which task sets draw from one is its ``sets``."""
+"""Every registered template by id; which task sets draw from one is its ``sets``. Read it through
+:func:`registered`, which first registers the built-in templates if they wait (:func:`register_on_lookup`)."""
+_PENDING: list[Callable[[], object]] = []  # what registers templates, run at the first lookup
+
+
+def register_on_lookup(load: Callable[[], object]) -> None:
+    """Have ``load`` (an import that registers templates) run at the first lookup or registration, not now:
+    a process that never looks a template up (one on a task set built without the registry) never imports
+    them. ``crab_gym.tasks`` defers its built-in templates so."""
+    _PENDING.append(load)
+
+
+def registered() -> dict[str, SubTaskTemplate]:
+    """:data:`TEMPLATES`, once what waits to register has (in the order it was deferred)."""
+    while _PENDING:
+        _PENDING.pop(0)()  # popped first: the templates it imports register through here again
+    return TEMPLATES
 
 
 def register(template: SubTaskTemplate) -> SubTaskTemplate:
-    """Register a template by id."""
-    known = TEMPLATES.get(template.id)
+    """Register a template by id (after the deferred ones, so a clash with a built-in id is always caught)."""
+    known = registered().get(template.id)
     if known is not None and known is not template:
         raise ValueError(f"a sub-task template with id {template.id!r} is already registered")
     TEMPLATES[template.id] = template
@@ -195,13 +213,14 @@ def register(template: SubTaskTemplate) -> SubTaskTemplate:
 
 
 def get_template(template_id: str) -> SubTaskTemplate:
-    """A registered template by id. The built-in ones register when ``crab_gym.tasks`` is imported."""
+    """A registered template by id. The built-in ones register at the first lookup once ``crab_gym.tasks`` is
+    imported."""
     try:
-        return TEMPLATES[template_id]
+        return registered()[template_id]
     except KeyError:
         raise KeyError(
             f"unknown sub-task template {template_id!r} ({len(TEMPLATES)} registered; "
-            "the built-in templates register when crab_gym.tasks is imported)"
+            "the built-in templates register at the first lookup once crab_gym.tasks is imported)"
         ) from None
 
 

@@ -1,7 +1,7 @@
 """Seeded task generation: typed attribute samplers and instances of the registered templates.
 
-The same seed gives the same tasks forever: samplers draw only from ``random.Random(seed)`` and from the
-fixed word lists below (never from the clock, the machine or a set's iteration order).
+The same seed gives the same tasks forever: samplers draw only from ``random.Random(seed)`` and from fixed
+word lists (tasks/words.py and below), never from the clock, the machine or a set's iteration order.
 """
 
 from __future__ import annotations
@@ -10,26 +10,12 @@ import random
 from collections.abc import Callable, Collection, Sequence
 from functools import cache
 
-from crab_gym.core.tasks import TEMPLATES, SubTaskTemplate, Task
+from crab_gym.core.tasks import SubTaskTemplate, Task, registered
 from crab_gym.envs.android.sim.apps.worldclock import city_named
+from crab_gym.tasks.words import ADJECTIVES, EMAIL_NAMES, NAMES, NOUNS, VERBS
 from crab_gym.web.content.encyclopedia import countries
 from crab_gym.web.content.places import Maps
 
-NOUNS = (
-    "budget", "report", "invoice", "garden", "recipe", "travel", "meeting", "project", "lecture", "poster",
-    "holiday", "inventory", "concert", "workshop", "harvest", "journal", "schedule", "package", "science",
-    "museum", "library", "kitchen", "bicycle", "planet", "harbor", "river", "forest", "theater", "market",
-)  # fmt: skip
-ADJECTIVES = (
-    "quarterly", "weekly", "green", "quiet", "early", "final", "spare", "urgent", "shared", "annual",
-    "small", "bright", "local", "draft", "spring", "winter", "northern", "careful", "simple", "open",
-)  # fmt: skip
-VERBS = ("starts", "moves", "opens", "closes", "arrives", "begins", "ends", "changes", "returns", "waits")
-NAMES = (
-    "Anna", "Björn", "Chloé", "Dmitri", "Elif", "Farah", "Gustavo", "Hana", "Iker", "Jonas", "Kenji",
-    "Lucía", "Mateo", "Noor", "Olga", "Pavel", "Quinn", "Rosa", "Sven", "Tomás", "Uma", "Zoë",
-)  # fmt: skip
-EMAIL_NAMES = ("anna", "bjorn", "chloe", "dmitri", "elif", "farah", "hana", "jonas", "kenji", "noor", "rosa")
 FONTS = ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono")
 BASES = ("~/Documents", "~/Desktop", "~/Downloads")
 
@@ -145,21 +131,17 @@ def templates_for(
 ) -> list[SubTaskTemplate]:
     """The registered templates of task set ``in_set`` (their ``sets`` name it) on ``platforms`` (default:
     every device), by id; ``only`` those ids."""
-    import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
-
     allowed = set(DEVICES if platforms is None else platforms)
     return [
         t
-        for _, t in sorted(TEMPLATES.items())
+        for _, t in sorted(registered().items())
         if t.platforms and set(t.platforms) <= allowed and in_set in t.sets and (only is None or t.id in only)
     ]
 
 
 def set_templates(name: str) -> tuple[SubTaskTemplate, ...]:
     """The registered templates of task set ``name``, in registration order."""
-    import crab_gym.tasks.templates  # noqa: F401 - registers the built-in templates
-
-    return tuple(t for t in TEMPLATES.values() if name in t.sets)
+    return tuple(t for t in registered().values() if name in t.sets)
 
 
 def generate_tasks(

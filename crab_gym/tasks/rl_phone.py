@@ -19,8 +19,10 @@ held-out split, and each family draws its held-out attributes from a pool traini
 
 The templates are not registered (as handmade tasks are not), so the generator never draws them; use
 ``load_tasks("rl-phone")`` (both splits), ``"rl-phone:train"`` or ``"rl-phone:heldout"``, or
-:func:`rl_phone_tasks`. Scripted solutions tap the layout points of
-:mod:`crab_gym.tasks.templates.android.layout`.
+:func:`rl_phone_tasks`. A named set is a :class:`~crab_gym.tasks.lazy.LazyTasks`: a task is built when the
+env draws it (a cold start builds one, not 512), the same tasks in the same order as the eager list.
+Scripted solutions tap the layout points of :mod:`crab_gym.tasks.templates.android.layout`, imported at
+the first solution (it sits in the package that registers every built-in template).
 """
 
 from __future__ import annotations
@@ -29,14 +31,20 @@ import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import Step, SubTaskTemplate, Task
 from crab_gym.envs.android import evaluators as ev
-from crab_gym.tasks.generator import ADJECTIVES, NOUNS
-from crab_gym.tasks.templates.android.layout import DRAWER, FAB, HOME, NETWORK_SWITCHES, ROWS, SAVE, SWITCH
+from crab_gym.tasks.lazy import LazyTasks
+from crab_gym.tasks.words import ADJECTIVES, NOUNS
 
-__all__ = ["FAMILIES", "HELDOUT_SEED", "SPLITS", "Family", "load_rl_phone", "rl_phone_tasks"]
+if TYPE_CHECKING:  # imported at the first scripted solution: drawing and checking a task never needs it
+    from crab_gym.tasks.templates.android import layout
+else:
+    layout = lazy_module("crab_gym.tasks.templates.android.layout")
+
+__all__ = ["FAMILIES", "HELDOUT_SEED", "SPLITS", "Family", "load_rl_phone", "rl_phone_set", "rl_phone_tasks"]
 
 ENV = "android"
 HELDOUT_SEED = 100_000
@@ -93,9 +101,9 @@ def _open_app_setup(envs: Mapping[str, Any], app: str, start: str) -> None:
 
 def _open_app_solution(app: str, start: str) -> list[Step]:
     icon = _ICON[app]
-    if icon in HOME:
-        return [Step(ENV, "press", {"button": "home"}), Step(ENV, "tap", {"point": HOME[icon]})]
-    return [Step(ENV, "open_app_drawer"), Step(ENV, "tap", {"point": DRAWER[icon]})]
+    if icon in layout.HOME:
+        return [Step(ENV, "press", {"button": "home"}), Step(ENV, "tap", {"point": layout.HOME[icon]})]
+    return [Step(ENV, "open_app_drawer"), Step(ENV, "tap", {"point": layout.DRAWER[icon]})]
 
 
 OPEN_APP = SubTaskTemplate(
@@ -110,12 +118,13 @@ OPEN_APP = SubTaskTemplate(
 )
 
 # ---- toggle_setting -------------------------------------------------------------------------------------
-# setting -> (page row on Settings' main page, switch point, resource id, namespace, key, on value, off value)
-SETTINGS: dict[str, tuple[int, tuple[float, float], str, str, str, str, str]] = {
-    "Wi-Fi": (0, NETWORK_SWITCHES["wifi"], "wifi_switch", "global", "wifi_on", "1", "0"),
+# setting -> (page row on Settings' main page, its switch among layout.NETWORK_SWITCHES or "" for the page's
+# one layout.SWITCH, resource id, namespace, key, on value, off value)
+SETTINGS: dict[str, tuple[int, str, str, str, str, str, str]] = {
+    "Wi-Fi": (0, "wifi", "wifi_switch", "global", "wifi_on", "1", "0"),
     "Mobile data": (
         0,
-        NETWORK_SWITCHES["mobile_data"],
+        "mobile_data",
         "mobile_data_switch",
         "global",
         "mobile_data",
@@ -124,15 +133,15 @@ SETTINGS: dict[str, tuple[int, tuple[float, float], str, str, str, str, str]] = 
     ),
     "Airplane mode": (
         0,
-        NETWORK_SWITCHES["airplane"],
+        "airplane",
         "airplane_mode_switch",
         "global",
         "airplane_mode_on",
         "1",
         "0",
     ),
-    "Bluetooth": (1, SWITCH, "bluetooth_switch", "global", "bluetooth_on", "1", "0"),
-    "Dark theme": (2, SWITCH, "dark_theme_switch", "secure", "ui_night_mode", "2", "1"),
+    "Bluetooth": (1, "", "bluetooth_switch", "global", "bluetooth_on", "1", "0"),
+    "Dark theme": (2, "", "dark_theme_switch", "secure", "ui_night_mode", "2", "1"),
 }
 SETTING_HELDOUT = (("Wi-Fi", "on"), ("Airplane mode", "off"), ("Bluetooth", "off"))
 
@@ -158,7 +167,8 @@ def _toggle_checks(setting: str, state: str) -> list:
 
 def _toggle_solution(setting: str, state: str) -> list[Step]:
     row, switch = SETTINGS[setting][:2]
-    return [Step(ENV, "tap", {"point": (0.5, ROWS[row])}), Step(ENV, "tap", {"point": switch})]
+    point = layout.NETWORK_SWITCHES[switch] if switch else layout.SWITCH
+    return [Step(ENV, "tap", {"point": (0.5, layout.ROWS[row])}), Step(ENV, "tap", {"point": point})]
 
 
 TOGGLE_SETTING = SubTaskTemplate(
@@ -201,9 +211,9 @@ CREATE_ITEM = SubTaskTemplate(
     evaluator=_create_checks,
     setup=_create_setup,
     solution=lambda app, item, title: [
-        Step(ENV, "tap", {"point": FAB}),
+        Step(ENV, "tap", {"point": layout.FAB}),
         Step(ENV, "write_text", {"text": title}),
-        Step(ENV, "tap", {"point": SAVE}),
+        Step(ENV, "tap", {"point": layout.SAVE}),
     ],
     platforms=(ENV,),
     apps=tuple(v[1] for v in ITEMS.values()),
@@ -227,7 +237,7 @@ DIAL_NUMBER = SubTaskTemplate(
     ],
     setup=_dial_setup,
     solution=lambda number: [
-        Step(ENV, "tap", {"point": FAB}),
+        Step(ENV, "tap", {"point": layout.FAB}),
         Step(ENV, "write_text", {"text": number}),
         Step(ENV, "tap", {"point": KEYPAD_CALL}),
     ],
@@ -302,8 +312,8 @@ def family_task(family: str, seed: int) -> Task:
     return Task(f"rl-{family}-{seed}", sub.instruction, [sub])
 
 
-def rl_phone_tasks(split: str = "train", families: Sequence[str] | None = None, n: int = 64) -> list[Task]:
-    """``n`` tasks of each family on ``split`` ("train": seeds 0..n-1, "heldout": seeds HELDOUT_SEED..)."""
+def _keys(split: str, families: Sequence[str] | None, n: int) -> list[tuple[str, int]]:
+    """(family, seed) of ``n`` tasks of each family on ``split``, in the set's order."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     names = list(families) if families is not None else list(FAMILIES)
@@ -311,14 +321,43 @@ def rl_phone_tasks(split: str = "train", families: Sequence[str] | None = None, 
     if unknown:
         raise ValueError(f"unknown rl-phone families {unknown}; families: {', '.join(FAMILIES)}")
     base = HELDOUT_SEED if split == "heldout" else 0
-    return [family_task(f, base + k) for f in names for k in range(n)]
+    return [(f, base + k) for f in names for k in range(n)]
 
 
-def load_rl_phone(name: str) -> list[Task]:
-    """The set by name: "rl-phone" (both splits), "rl-phone:train" or "rl-phone:heldout"."""
+def _build(key: tuple[str, int]) -> Task:
+    return family_task(*key)
+
+
+def _id(key: tuple[str, int]) -> str:  # family_task's id, unbuilt
+    return f"rl-{key[0]}-{key[1]}"
+
+
+def _platforms(key: tuple[str, int]) -> tuple[str, ...]:  # Task.platforms: its one sub-task's, no events
+    return tuple(dict.fromkeys(FAMILIES[key[0]].template.platforms))
+
+
+def _needs_user(key: tuple[str, int]) -> bool:  # Task.needs_user
+    return bool(FAMILIES[key[0]].template.user)
+
+
+def rl_phone_set(
+    splits: Sequence[str] = SPLITS, families: Sequence[str] | None = None, n: int = 64
+) -> LazyTasks[tuple[str, int]]:
+    """``n`` tasks of each family on each of ``splits``, in that order, each built when first read."""
+    keys = [key for split in splits for key in _keys(split, families, n)]
+    return LazyTasks(keys, _build, _id, _platforms, _needs_user)
+
+
+def rl_phone_tasks(split: str = "train", families: Sequence[str] | None = None, n: int = 64) -> list[Task]:
+    """``n`` tasks of each family on ``split`` ("train": seeds 0..n-1, "heldout": seeds HELDOUT_SEED..)."""
+    return list(rl_phone_set((split,), families, n))
+
+
+def load_rl_phone(name: str) -> LazyTasks[tuple[str, int]]:
+    """The set by name: "rl-phone" (both splits), "rl-phone:train" or "rl-phone:heldout"; built lazily."""
     _, _, split = name.partition(":")
     if not split:
-        return rl_phone_tasks("train") + rl_phone_tasks("heldout")
+        return rl_phone_set()
     if split not in SPLITS:
         raise ValueError(f"unknown task set {name!r}: use rl-phone, rl-phone:train or rl-phone:heldout")
-    return rl_phone_tasks(split)
+    return rl_phone_set((split,))

@@ -214,8 +214,8 @@ class AndroidEnv(SubEnv):
         self._state = None
 
     # ---- named setup operations (task setups use these, never raw shell strings) ------------------
-    def _shell_ok(self, cmd: str) -> str:
-        out, err, code = self.device.shell(cmd)
+    def _shell_ok(self, cmd: str, result: tuple[bytes, bytes, int] | None = None) -> str:
+        out, err, code = result if result is not None else self.device.shell(cmd)
         self.device.invalidate()
         self._state = None
         if code != 0:
@@ -224,7 +224,9 @@ class AndroidEnv(SubEnv):
 
     def launch(self, package: str) -> None:
         """Start an app's launcher activity (as tapping its icon does)."""
-        self._shell_ok(f"monkey -p {quote(package)} -c android.intent.category.LAUNCHER 1")
+        cmd = f"monkey -p {quote(package)} -c android.intent.category.LAUNCHER 1"
+        direct = getattr(self.device, "monkey", None)  # our in-process phone runs it without a shell
+        self._shell_ok(cmd, direct(package) if direct is not None else None)
 
     def home(self) -> None:
         self.device.keyevent(3)
@@ -327,7 +329,9 @@ class AndroidEnv(SubEnv):
         )
 
     def set_setting(self, namespace: str, key: str, value: str) -> None:
-        self._shell_ok(f"settings put {quote(namespace)} {quote(key)} {quote(value)}")
+        cmd = f"settings put {quote(namespace)} {quote(key)} {quote(value)}"
+        direct = getattr(self.device, "settings_put", None)  # our in-process phone: no shell
+        self._shell_ok(cmd, direct(namespace, key, value) if direct is not None else None)
 
 
 __all__ = ["BACKENDS", "AndroidEnv", "make_device"]

@@ -109,6 +109,14 @@ class SimDevice(Device):
     def shell(self, cmd: str, stdin: bytes = b"") -> tuple[bytes, bytes, int]:
         return self.phone.shell(cmd, stdin=stdin)
 
+    def monkey(self, package: str) -> tuple[bytes, bytes, int]:
+        """``shell("monkey -p PACKAGE -c android.intent.category.LAUNCHER 1")``, run without the shell."""
+        return self.phone.monkey(package)
+
+    def settings_put(self, namespace: str, key: str, value: str) -> tuple[bytes, bytes, int]:
+        """``shell("settings put NAMESPACE KEY VALUE")``, run without the shell."""
+        return self.phone.settings_put(namespace, key, value)
+
     def tap(self, x: int, y: int) -> None:
         self.phone.tap(x, y)
 

@@ -27,19 +27,6 @@ from .ui.layout import Screen
 from .ui.view import COLORS, DARK, View, to_xml
 
 log = logging.getLogger(__name__)
-_commands = False  # whether the shell's command modules are imported (at the first command line)
-
-
-def load_commands() -> None:
-    """Import the shell and the modules whose commands register on import: a phone that is only tapped and
-    looked at (an RL env's) never needs them, and they are a third of the simulator's modules."""
-    global _commands
-    if not _commands:
-        from .shell import builtins, filecmds, proccmds, textcmds  # noqa: F401
-        from .system import am, capture, date, devicecmds, dumpsys, ime, logcat, pm, providers  # noqa: F401
-
-        _commands = True
-
 
 MARKER = ".crab_phone_sandbox"
 PRISTINE_CACHE = 8  # seeds whose pristine files are kept in memory (~200 kB each)
@@ -384,6 +371,18 @@ class Phone:
     def keyevent(self, code: int | str) -> None:
         inputs.keyevent(self, code)
 
+    def monkey(self, package: str) -> tuple[bytes, bytes, int]:
+        """``shell("monkey -p PACKAGE -c android.intent.category.LAUNCHER 1")`` without the shell."""
+        from .system import direct
+
+        return direct.monkey(self, package)
+
+    def settings_put(self, namespace: str, key: str, value: str) -> tuple[bytes, bytes, int]:
+        """``shell("settings put NAMESPACE KEY VALUE")`` without the shell."""
+        from .system import direct
+
+        return direct.settings_put(self, namespace, key, value)
+
     # -- shell ---------------------------------------------------------------------------------------------
     def shell(self, cmd: str, stdin=b"", merged: bool = False, live=None) -> tuple[bytes, bytes, int]:
         """Run a shell command line as adbd would: (stdout, stderr, exit code). Never raises.
@@ -394,8 +393,7 @@ class Phone:
         """
         with self.lock:
             self.tick()
-            try:
-                load_commands()
+            try:  # the shell, and of its commands those the line names, load at the first (shell/commands.py)
                 from .shell.interpreter import Shell
 
                 sh = Shell(self)  # one per command line: a waiting command releases the lock to others

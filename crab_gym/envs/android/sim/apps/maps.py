@@ -5,7 +5,7 @@ distance. Searches and directions go to gmm_myplaces.db."""
 
 from __future__ import annotations
 
-from crab_gym.web.content.places import Place
+from typing import TYPE_CHECKING
 
 from ..storage import db
 from ..system import clipboard
@@ -14,6 +14,9 @@ from ..ui.layout import Screen
 from ..ui.view import View
 from ..ui.widgets import Item
 from .base import execute, fields
+
+if TYPE_CHECKING:  # places come from a search (net/mapsquery.py): a phone never searching loads neither
+    from crab_gym.web.content.places import Place
 
 APP = AppSpec("com.google.android.apps.maps", "Maps", (234, 67, 53))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from .commands import load_all
 from .context import REGISTRY, Ctx, Sink, command
 from .parse import NAME, parse
 from .simple import IO, LoopControl, ReturnFromFunction
@@ -244,6 +245,7 @@ def _break(ctx: Ctx, args: list[str]) -> int:
 
 
 def _where(name: str) -> str | None:
+    load_all()  # every command, to say which exist
     if name in SHELL_BUILTINS:
         return name
     if name in REGISTRY:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+from .commands import load_all
 from .context import REGISTRY, Ctx, command, split_flags
 from .tokens import ShellError
 
@@ -102,6 +103,7 @@ REGISTRY["sha256sum"] = _digest("sha256")
 @command("toybox")
 def _toybox(ctx: Ctx, args: list[str]) -> int:
     """`toybox NAME ARGS`: the command itself; with no name, the list of commands."""
+    load_all()
     if not args:
         ctx.print(" ".join(sorted(n for n in REGISTRY if n.isalnum())))
         return 0

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from ..storage.fs import FsError, Sandbox
-from .context import REGISTRY, Ctx, ExitShell, FileSink, Input, Sink
+from .commands import find
+from .context import Ctx, ExitShell, FileSink, Input, Sink
 from .expand import Expander, Fatal
 from .parse import Node, Redir, Simple
 from .tokens import RawError, ShellError
@@ -174,7 +175,7 @@ class SimpleCommands:
         ctx = Ctx(cast("Shell", self), io.input)  # always mixed into `shell.Shell`
         ctx.fds = io.fds
         ctx.argv0 = argv[0].rsplit("/", 1)[-1] if argv[0].startswith("/system/") else argv[0]
-        fn = REGISTRY.get(ctx.argv0)
+        fn = find(ctx.argv0)
         if fn is None:
             ctx.eprint(f"/system/bin/sh: {argv[0]}: inaccessible or not found")
             code = 127

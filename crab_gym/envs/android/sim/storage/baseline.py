@@ -7,10 +7,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from .now import NOW_MS
 from .seeddata import EVENTS, FIRST, LAST, SMS_BODIES, TASKS
 
-# The simulated "now": 2024-03-15 09:30:00 UTC, in milliseconds (a fixed clock keeps episodes reproducible).
-NOW_MS = 1710495000000
 CALENDAR = {"name": "personal", "calendar_displayName": "Personal", "account_name": "crab@example.com"}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from .baseline import CALENDAR, NOW_MS, baseline
+from .now import NOW_MS
 from .seeddata import DRIVE, MAILS, NOTES
 
 CONTACTS_DB = "/data/data/com.android.providers.contacts/databases/contacts2.db"
@@ -214,6 +214,8 @@ def create_database(fs, path: str) -> None:
 
 def seed_databases(fs, seed: int) -> None:
     """Create every database at its Android path and fill it deterministically from `seed`."""
+    from .baseline import CALENDAR, baseline  # here: a phone seeded from the cache never needs it
+
     base = baseline(seed)
     for path in SCHEMAS:
         create_database(fs, path)

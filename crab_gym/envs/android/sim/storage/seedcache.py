@@ -3,10 +3,10 @@ next process that seeds a new sandbox with it, instead of creating 13 SQLite dat
 
 Seeding is most of a phone's construction (~15 ms of CPU); writing the same bytes back is ~2 ms. The file is
 ``$XDG_CACHE_HOME/crab-gym/phone-seed-<seed>-<key>.bin`` (default ``~/.cache/crab-gym``), where the key
-hashes the code that seeds (db.py, baseline.py, seeddata.py, this module) and SQLite's version: other code
-gives other files. At most :data:`MAX_SEEDS` are kept (the oldest go); a missing, unreadable or malformed
-file is seeded with SQLite and rewritten, and a cache that cannot be written is skipped. A test checks that
-both ways give the same tree, byte for byte.
+hashes the code that seeds (db.py, baseline.py, now.py, seeddata.py, this module) and SQLite's version:
+other code gives other files. At most :data:`MAX_SEEDS` are kept (the oldest go); a missing, unreadable or
+malformed file is seeded with SQLite and rewritten, and a cache that cannot be written is skipped. A test
+checks that both ways give the same tree, byte for byte.
 
 Format: a JSON line (magic, the directories made, each file's path and size), then the files' bytes. Paths
 are relative to the sandbox and checked: a file naming anything outside it is not used.
@@ -36,7 +36,7 @@ MAGIC = "crab-gym phone seed 1"
 def _key() -> str:
     h = hashlib.sha256(f"{sqlite3.sqlite_version}".encode())
     here = Path(__file__).parent
-    for name in ("db.py", "baseline.py", "seeddata.py", "seedcache.py"):
+    for name in ("db.py", "baseline.py", "now.py", "seeddata.py", "seedcache.py"):
         h.update((here / name).read_bytes())
     return h.hexdigest()[:16]
 

@@ -16,7 +16,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from .baseline import NOW_MS
+from .now import NOW_MS
 
 __all__ = ["Times"]
 

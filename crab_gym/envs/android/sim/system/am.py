@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..shell.context import Ctx, command
 from ..shell.tokens import ShellError
-from . import intents, logcat
+from . import intents, logcat, monkey
 from .activitydump import stack_remove
 from .alarms import start_timer
 from .dumpsys import stack_list
@@ -201,16 +201,8 @@ def _am(ctx: Ctx, args: list[str]) -> int:
 def _monkey(ctx: Ctx, args: list[str]) -> int:
     """monkey -p PKG [-c CATEGORY] [-v] N: the app's launcher activity (the event count is not replayed)."""
     pkg = args[args.index("-p") + 1] if "-p" in args and args.index("-p") + 1 < len(args) else None
-    if pkg is None or pkg not in APPS or pkg == LAUNCHER or _disabled(ctx.phone, pkg):
-        ctx.eprint("** No activities found to run, monkey aborted.")
-        return 252
-    app = APPS[pkg]
-    logcat.expect_intent(
-        ctx.phone,
-        "act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] flg=0x10200000 "
-        f"cmp={intents._short_component(pkg, app.activity(app.main))}",
-        uid=0,
-    )
-    ctx.phone.launch(pkg)
-    ctx.print(f"  bash arg: -p\n  bash arg: {pkg}\nEvents injected: 1\n## Network stats: elapsed time=2ms")
+    if pkg is None or not monkey.launch(ctx.phone, pkg):
+        ctx.eprint(monkey.NO_ACTIVITIES)
+        return monkey.EXIT_NO_ACTIVITIES
+    ctx.print(monkey.report(pkg))
     return 0
