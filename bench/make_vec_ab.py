@@ -54,7 +54,9 @@ def main(argv: list[str]) -> int:
         print(f"{tree}: medians " + ", ".join(f"{k} {v:.2f}" for k, v in med.items()) + f"; ratios {each}")
     for k in ("ratio", "at_most"):
         pairs = [b[k] / a[k] for a, b in zip(*runs, strict=True)]
-        print(f"B/A {k}: median {statistics.median(pairs):.3f} (" + ", ".join(f"{p:.2f}" for p in pairs) + ")")
+        print(
+            f"B/A {k}: median {statistics.median(pairs):.3f} (" + ", ".join(f"{p:.2f}" for p in pairs) + ")"
+        )
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return 0
 
