@@ -5,6 +5,7 @@ back at their next reset."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import time
@@ -17,7 +18,7 @@ from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode
 
 import crab_gym
-from crab_gym.vector import WorkerError
+from crab_gym.vector import BatchedVectorEnv, WorkerError
 
 PHONE = {"tasks": ["contacts_add-0"], "obs_size": {"android": (96, 208)}, "max_steps": 4}
 CASES = {"phone": ("Crab-Android-v0", PHONE), "cartpole": ("CartPole-v1", {"max_episode_steps": 6})}
@@ -330,5 +331,39 @@ def test_a_worker_batches_array_observations_straight_into_its_part_of_the_share
     vec = gym.vector.SyncVectorEnv([Texts], copy=False)
     try:
         assert _shared_views(vec, create_shared_memory(text, 1, ctx=mp.get_context()), 0) is None
+    finally:
+        vec.close()
+
+
+class CycleMaker(gym.Env):
+    """Makes cyclic garbage at every step (more than a young collection's threshold) and says whether the
+    cyclic collector could have run meanwhile."""
+
+    observation_space, action_space = gym.spaces.Discrete(2), gym.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        return 0, {"collector_on": gc.isenabled()}
+
+    def step(self, action):
+        for _ in range(3 * gc.get_threshold()[0]):
+            loop: list = []
+            loop.append(loop)
+        return 0, 0.0, False, False, {"collector_on": gc.isenabled()}
+
+    def collector(self) -> tuple[bool, int, int]:
+        return gc.isenabled(), gc.get_count()[0], gc.get_freeze_count()
+
+
+def test_workers_collect_garbage_between_steps_not_inside_them():
+    """A collection inside one env's step would stall every worker of the lock-step; the worker defers it
+    to after its answer (its envs' startup heap frozen out of later scans), and still frees the cycles."""
+    vec = BatchedVectorEnv([CycleMaker] * 4, 2)
+    try:
+        assert not vec.reset(seed=0)[1]["collector_on"].any()
+        for _ in range(3):
+            assert not vec.step(np.zeros(4, dtype=np.int64))[4]["collector_on"].any()
+        for on, young, frozen in vec.call("collector"):
+            assert on and frozen > 0
+            assert young < gc.get_threshold()[0]  # the 3 x threshold cycles of the last step were collected
     finally:
         vec.close()

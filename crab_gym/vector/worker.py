@@ -9,6 +9,7 @@ own info dicts, ``(env index, info)`` records, which the parent merges for all w
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import traceback
@@ -21,6 +22,7 @@ from gymnasium import Env, Space, Wrapper, spaces
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.vector.utils import iterate, read_from_shared_memory, write_to_shared_memory
 
+from crab_gym.vector import idle_gc
 from crab_gym.vector.infos import RecordingSyncVectorEnv
 
 __all__ = ["ResetAhead", "is_wrapped", "serve", "split_batch"]
@@ -86,7 +88,8 @@ def serve(
 ) -> None:
     """The worker's loop: make the envs (``env_fns``, cloudpickled factories) at offset ``start``, then
     answer commands until ``close`` or until the parent's end of the pipe is gone. With ``reset_ahead`` (and
-    ``NEXT_STEP``), the envs a step ended are reset after the answer is sent (:class:`ResetAhead`)."""
+    ``NEXT_STEP``), the envs a step ended are reset after the answer is sent (:class:`ResetAhead`); garbage is
+    collected then too, not during a step or reset (:mod:`crab_gym.vector.idle_gc`)."""
     parent_end.close()  # else the worker never sees the parent go
     try:
         ahead = reset_ahead and autoreset_mode == AutoresetMode.NEXT_STEP
@@ -101,32 +104,37 @@ def serve(
         return
     single_obs = spaces_[0]
     views = _shared_views(vec, shared, start) if shared is not None else None
+    idle_gc.settle()
     try:
         conn.send(("ready", os.getpid()))
         while True:
             command, data = conn.recv()
-            try:
-                if command == "close":
-                    vec.close()
-                    conn.send(("ok", None))
-                    return
-                vec.take_records()  # a command that raised may have left some
-                result = _run(vec, command, data)
-                if command in ("reset", "step"):
-                    result = (*result[:-1], vec.take_records())  # its infos: {} (RecordingSyncVectorEnv)
-                if command in ("reset", "step") and shared is not None:
-                    if views is None or not _same_leaves(result[0], views):  # else written there already
-                        mask = data[2] if command == "reset" else None
-                        for i, obs in enumerate(iterate(vec.observation_space, result[0])):
-                            if mask is None or mask[i]:
-                                write_to_shared_memory(single_obs, start + i, obs, shared)
-                    result = (None, *result[1:])
-                conn.send(("ok", result))
-                if command == "step" and ahead:
-                    for k in np.flatnonzero(np.logical_or(result[2], result[3])):
-                        vec.envs[k].reset_ahead()  # type: ignore[attr-defined]  # a ResetAhead (above)
-            except Exception as e:  # noqa: BLE001 - raised again in the parent; the worker goes on
-                conn.send(("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=5)))
+            batch = command in ("reset", "step")  # no collection until answered (and reset ahead)
+            with idle_gc.deferred() if batch else contextlib.nullcontext():
+                try:
+                    if command == "close":
+                        vec.close()
+                        conn.send(("ok", None))
+                        return
+                    vec.take_records()  # a command that raised may have left some
+                    result = _run(vec, command, data)
+                    if batch:
+                        result = (*result[:-1], vec.take_records())  # its infos: {} (RecordingSyncVectorEnv)
+                    if batch and shared is not None:
+                        if views is None or not _same_leaves(result[0], views):  # else written there already
+                            mask = data[2] if command == "reset" else None
+                            for i, obs in enumerate(iterate(vec.observation_space, result[0])):
+                                if mask is None or mask[i]:
+                                    write_to_shared_memory(single_obs, start + i, obs, shared)
+                        result = (None, *result[1:])
+                    conn.send(("ok", result))
+                    if command == "step" and ahead:
+                        for k in np.flatnonzero(np.logical_or(result[2], result[3])):
+                            vec.envs[k].reset_ahead()  # type: ignore[attr-defined]  # a ResetAhead (above)
+                except Exception as e:  # noqa: BLE001 - raised again in the parent; the worker goes on
+                    conn.send(("error", f"{type(e).__name__}: {e}", traceback.format_exc(limit=5)))
+            if batch:
+                idle_gc.collect_due()  # while the main process and the other workers still work
     except (EOFError, OSError, KeyboardInterrupt):  # the parent went away
         pass
     finally:
