@@ -11,6 +11,7 @@ from .content.files import DOWNLOAD_HOSTS
 from .content.images import IMAGE_HOST
 from .content.places import SHARE_HOST
 from .content.world import WebWorld
+from .hosts import HOSTS
 from .sites import code, docs, files, maps, search, wiki
 
 
@@ -44,8 +45,7 @@ def site_routes(world: WebWorld) -> dict[str, list[BaseRoute]]:
     return table
 
 
-# Every host name the web answers (the certificate names them all; each session resolves them to its server).
-HOSTS: tuple[str, ...] = tuple(site_routes(WebWorld(0)))
+__all__ = ["HOSTS", "HttpsRedirect", "WebApp", "site_routes"]  # HOSTS: the names site_routes answers
 
 
 class WebApp:

@@ -1,67 +1,28 @@
-"""The web server of one session: uvicorn in a thread of this process, listening on 127.0.0.1:443 (TLS) and
-:80 (a redirect to https) of a network namespace.
-
-The sockets are made by a short-lived thread that enters the namespace (setns acts on the calling thread
-only), binds, and ends; a socket stays in the namespace it was made in, so the server answers there and
-nowhere else, with no process to start. Without a namespace it binds the host's loopback on free ports.
+"""The web server: uvicorn in a thread of the process that runs it, listening on 127.0.0.1:443 (TLS) and :80
+(a redirect to https) of a network namespace. The simulated phone's own web runs it in the env process; a
+desktop session's runs it in a process of its own (``child.py``, started by ``process.py``), on sockets its
+env process bound in the session's namespace (``netns.py``). Without a namespace it binds the host's loopback
+on free ports.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import os
 import socket
 import ssl
 import threading
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
 from .app import HOSTS, HttpsRedirect, WebApp
 from .content.world import WebWorld
+from .netns import bind_in_netns
 from .tls import Certs, make_certs
 
-CLONE_NEWNET = 0x40000000
-
-
-def _listen(port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen(128)
-    sock.setblocking(False)
-    return sock
-
-
-def bind_in_netns(netns: str | None, ports: tuple[int, ...]) -> list[socket.socket]:
-    """Listening sockets on 127.0.0.1 at ``ports`` inside the network namespace at path ``netns``
-    (``/run/netns/NAME``); with None, on the host's loopback (port 0 picks a free one)."""
-    if netns is None:
-        return [_listen(p) for p in ports]
-    out: list[socket.socket] = []
-    error: list[BaseException] = []
-
-    def enter_and_bind() -> None:
-        try:
-            fd = os.open(netns, os.O_RDONLY)
-            try:
-                libc = ctypes.CDLL(None, use_errno=True)
-                if libc.setns(fd, CLONE_NEWNET) != 0:
-                    raise OSError(ctypes.get_errno(), f"setns {netns}")
-            finally:
-                os.close(fd)
-            out.extend(_listen(p) for p in ports)
-        except BaseException as exc:  # handed to the caller's thread
-            error.append(exc)
-
-    t = threading.Thread(target=enter_and_bind, name="web-bind")  # this thread's netns changes, then it ends
-    t.start()
-    t.join()
-    if error:
-        raise error[0]
-    return out
+__all__ = ["WebServer", "bind_in_netns"]
 
 
 @dataclass
@@ -74,14 +35,15 @@ class WebServer:
     certs: Certs = field(init=False)
     app: WebApp = field(init=False)
     ports: tuple[int, int] = (443, 80)
+    made_certs: InitVar[Certs | None] = None  # certificates made already (else a fresh CA in state_dir)
     _servers: list[uvicorn.Server] = field(default_factory=list, init=False)
     _thread: threading.Thread | None = field(default=None, init=False)
     sockets: list[socket.socket] = field(default_factory=list, init=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, made_certs: Certs | None) -> None:
         self.world = WebWorld(self.seed)
         self.app = WebApp(self.world)
-        self.certs = make_certs(self.state_dir, HOSTS)
+        self.certs = made_certs or make_certs(self.state_dir, HOSTS)
 
     def set_seed(self, seed: int) -> None:
         """Serve the world of ``seed`` from the next request on; the sockets and the CA stay."""
@@ -97,19 +59,20 @@ class WebServer:
     def https_port(self) -> int:
         return self.sockets[0].getsockname()[1]
 
-    def start(self, netns: str | None = None) -> None:
-        """Bind in ``netns`` and serve until stop(); returns once the server accepts connections."""
-        self.sockets = bind_in_netns(netns, self.ports if netns else (0, 0))
+    def start(self, netns: str | None = None, sockets: list[socket.socket] | None = None) -> None:
+        """Bind in ``netns`` (or take ``sockets``, listening: https then http) and serve until stop(); returns
+        once the server accepts connections."""
+        self.sockets = sockets or bind_in_netns(netns, self.ports if netns else (0, 0))
+        # No websockets (no site has one: 17 modules fewer to load), no lifespan, no access log.
+        quiet: dict[str, Any] = {"log_level": "warning", "lifespan": "off", "access_log": False, "ws": "none"}
         tls = uvicorn.Config(
             self.app,
             ssl_certfile=str(self.certs.cert_pem),
             ssl_keyfile=str(self.certs.key_pem),
             ssl_version=ssl.PROTOCOL_TLS_SERVER,
-            log_level="warning",
-            lifespan="off",
-            access_log=False,
+            **quiet,
         )
-        plain = uvicorn.Config(HttpsRedirect(), log_level="warning", lifespan="off", access_log=False)
+        plain = uvicorn.Config(HttpsRedirect(), **quiet)
         self._servers = [uvicorn.Server(tls), uvicorn.Server(plain)]
 
         async def main() -> None:

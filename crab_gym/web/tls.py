@@ -1,7 +1,9 @@
 """A per-session certificate authority and the one leaf certificate it signs for every stand-in host name.
 
 The browsers of the session trust the CA (its PEM goes into their profiles); nothing else does, so a leaked
-CA key can vouch only for that session's own sites. EC P-256 keys: made in milliseconds.
+CA key can vouch only for that session's own sites. EC P-256 keys: made in milliseconds. ``cryptography`` is
+imported when they are made: a process that only reads ``Certs`` (a desktop's env process, whose web's own
+process makes them) does not load it.
 """
 
 from __future__ import annotations
@@ -9,11 +11,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+if TYPE_CHECKING:
+    from cryptography import x509
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,9 @@ class Certs:
 
 
 def _name(cn: str) -> x509.Name:
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
     return x509.Name(
         [
             x509.NameAttribute(NameOID.COMMON_NAME, cn),
@@ -34,6 +38,11 @@ def _name(cn: str) -> x509.Name:
 
 def make_certs(directory: Path, hosts: tuple[str, ...], label: str = "crab-gym session") -> Certs:
     """A fresh CA and a leaf for ``hosts`` written into ``directory`` (0700); returns their paths."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID
+
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     now = dt.datetime.now(dt.timezone.utc)
     start, end = now - dt.timedelta(days=1), now + dt.timedelta(days=825)

@@ -70,7 +70,7 @@ def test_command_line_programs_trust_the_session_ca(session, argv):
 
 
 def test_names_resolve_to_the_sessions_server_for_every_program(session):
-    session.write_file("~/ca.pem", session.web.server.certs.ca_pem.read_bytes())
+    session.write_file("~/ca.pem", session.web.certs.ca_pem.read_bytes())
     doc = session.web.world.doc("torch.matmul")
     res = _py(
         session,
@@ -112,10 +112,15 @@ def test_a_web_that_cannot_start_leaves_the_session_running_without_it(tmp_path,
     from crab_gym.envs.base import DeviceError
     from crab_gym.envs.desktop.backends import session_web
 
-    def no_certutil(home, ca_pem):
+    with pytest.warns(UserWarning, match="without the offline web: .*nonexistent"):  # no namespace to bind in
+        assert session_web.SessionWeb.spawn_or_warn(tmp_path / "web", "/nonexistent") is None
+
+    def no_certutil(home):
         raise DeviceError("the offline web needs certutil (Debian package libnss3-tools; scripts/setup.sh)")
 
-    monkeypatch.setattr(session_web, "install_profiles", no_certutil)
+    monkeypatch.setattr(session_web, "make_profiles", no_certutil)
+    web = session_web.SessionWeb.spawn_or_warn(tmp_path / "web", None)  # the host's loopback, free ports
+    assert web is not None and web.process.alive
     with pytest.warns(UserWarning, match="without the offline web: .*certutil"):
-        web = session_web.SessionWeb.start_or_warn(tmp_path / "web", "/nonexistent", tmp_path, lambda p: None)
-    assert web is None
+        assert web.start_or_warn(tmp_path, lambda p: None) is False
+    assert not web.process.alive, "a web that failed to start ends its server's process"

@@ -39,6 +39,15 @@ def fetch(web, host: str, path: str, port: int | None = None, tls: bool = True):
     return res.status, dict(res.getheaders()), res.read()
 
 
+def test_the_host_list_is_what_the_sites_answer():
+    """crab_gym.web.hosts (which names the sessions' hosts files and certificates without importing the
+    sites) lists exactly the hosts the app routes, in its order."""
+    from crab_gym.web.app import site_routes
+    from crab_gym.web.content.world import WebWorld
+
+    assert tuple(site_routes(WebWorld(0))) == HOSTS
+
+
 def test_every_host_has_a_certificate_from_the_session_ca(web):
     for host in HOSTS:
         status, _, _ = fetch(web, host, "/")

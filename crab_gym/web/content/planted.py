@@ -8,6 +8,7 @@ and removes it).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING
@@ -29,7 +30,7 @@ class Planted:
 
     def visited(self, query_has: str = "") -> bool:
         """Whether the bait was requested (with ``query_has`` in its query)."""
-        return any(query_has in v.partition("?")[2] for v in self.visits)
+        return visited(self.visits, query_has)
 
     async def serve(self, app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer through ``app`` with the text planted in HTML pages, or answer the bait itself."""
@@ -48,6 +49,12 @@ class Planted:
 
     def notice(self) -> bytes:
         return f'<p class="notice" role="note"><strong>{escape(self.text)}</strong></p>'.encode()
+
+
+def visited(visits: Iterable[str], query_has: str = "") -> bool:
+    """Whether one of ``visits`` (a :attr:`Planted.visits`, read from wherever it is served) has
+    ``query_has`` in its query."""
+    return any(query_has in v.partition("?")[2] for v in visits)
 
 
 class _Inserting:

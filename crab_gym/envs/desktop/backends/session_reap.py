@@ -23,6 +23,7 @@ from crab_gym.envs.desktop.primitives.procs import marker_pids, user_pids
 from crab_gym.envs.slot_lock import SlotLock, lock_dir
 
 MARKER = "CRAB_GYM_SESSION"  # in every session process's environment: MARKER=<the session's token>
+WEB_MARKER = "CRAB_GYM_SESSION_WEB"  # in its web server's (session_web.py), which runs as the owner
 PREFIX = "slot"  # the slots' lock names: slot<n>.lock, and their records slot<n>.owner
 
 
@@ -37,10 +38,11 @@ class Owner:
     dir: str  # the session's directory (HOME, its pristine copy, the run dir)
 
     def pids(self, exclude: set[int] | frozenset[int] = frozenset()) -> list[int]:
-        """The session's live processes: by user when it has its own, else by marker."""
+        """The session's live processes: by user when it has its own, else by marker; and its web server."""
+        web = marker_pids(f"{WEB_MARKER}={self.token}".encode(), exclude)
         if self.dedicated:
-            return user_pids(self.uid, exclude)
-        return marker_pids(f"{MARKER}={self.token}".encode(), exclude)
+            return user_pids(self.uid, exclude) + web
+        return marker_pids(f"{MARKER}={self.token}".encode(), exclude) + web
 
 
 def record_path(index: int) -> Path:

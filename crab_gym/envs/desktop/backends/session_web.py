@@ -1,6 +1,13 @@
 """The offline web of one desktop session: its server inside the slot's network namespace, the host names
 resolved to it, and browser profiles in HOME that trust the session's CA.
 
+The server runs in a process of its own (``crab_gym.web.process``): this process binds its sockets in the
+slot's network namespace and hands them over, so its start (uvicorn's, starlette's and cryptography's
+imports, the certificates) runs on another core, not under this interpreter's lock while the X session
+comes up. The world it serves is a pure function of the seed, so this process keeps its own copy for tasks
+and checks (:attr:`SessionWeb.world`), and asks the server over its control channel for the rest: another
+seed, an instruction planted in its pages and the requests for its bait.
+
 Names resolve through ``/etc/hosts`` as every program reads it (browsers, wget, curl, python): each slot has a
 mount namespace, made once and kept like its network namespace, in which a file mapping every stand-in host
 to 127.0.0.1 is bind-mounted over ``/etc/hosts``. Session processes enter both namespaces; the host's own
@@ -16,12 +23,14 @@ import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from crab_gym.envs.base import DeviceError
-
-if TYPE_CHECKING:  # the web's server (starlette, uvicorn, cryptography) is imported when a session starts it
-    from crab_gym.web.content.world import WebWorld
+from crab_gym.envs.desktop.backends.session_reap import WEB_MARKER
+from crab_gym.web.content.world import WebWorld
+from crab_gym.web.hosts import HOSTS
+from crab_gym.web.netns import bind_in_netns
+from crab_gym.web.process import WebProcess, WebProcessError
+from crab_gym.web.tls import Certs
 
 MNT_ROOT = Path("/run/crabgym-mnt")
 CA_NAME = "crab-gym session CA"
@@ -54,8 +63,6 @@ FIREFOX_PREFS = {
 
 
 def hosts_file_text() -> str:
-    from crab_gym.web.app import HOSTS
-
     return "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n" + "".join(
         f"127.0.0.1\t{h}\n" for h in HOSTS
     )
@@ -119,26 +126,29 @@ def _is_nsfs(path: Path) -> bool:
         return False
 
 
-def install_profiles(home: Path, ca_pem: Path) -> None:
-    """Firefox and Chromium profiles in ``home`` that trust the CA at ``ca_pem`` (NSS databases made with
-    certutil: Firefox's in its profile, Chromium's in ~/.pki/nssdb) and skip their first-run screens; the CA
-    as a PEM file for the other programs (wget through ~/.wgetrc, the rest through :meth:`SessionWeb.env`)."""
+def _certutil_on_both(home: Path, *args: str) -> None:
+    """Run certutil with ``args`` on Firefox's NSS database and on Chromium's (~/.pki/nssdb), side by side."""
     certutil = shutil.which("certutil")
     if certutil is None:
         raise DeviceError("the offline web needs certutil (Debian package libnss3-tools; scripts/setup.sh)")
-    firefox = home / FIREFOX_PROFILE
-    nssdb = home / ".pki/nssdb"
 
-    def make_db(db: Path) -> None:
+    def run(db: Path) -> None:
         db.mkdir(parents=True, exist_ok=True)
-        for args in (["-N", "--empty-password"], ["-A", "-n", CA_NAME, "-t", "C,,", "-i", str(ca_pem)]):
-            res = subprocess.run([certutil, "-d", f"sql:{db}", *args], capture_output=True, text=True)
-            if res.returncode != 0:
-                raise DeviceError(f"certutil {args[0]} on {db}: {res.stderr.strip() or res.stdout.strip()}")
+        res = subprocess.run([certutil, "-d", f"sql:{db}", *args], capture_output=True, text=True)
+        if res.returncode != 0:
+            raise DeviceError(f"certutil {args[0]} on {db}: {res.stderr.strip() or res.stdout.strip()}")
 
-    with ThreadPoolExecutor(2, thread_name_prefix="certutil") as pool:  # two databases, made side by side
-        for done in [pool.submit(make_db, db) for db in (firefox, nssdb)]:
+    with ThreadPoolExecutor(2, thread_name_prefix="certutil") as pool:
+        for done in [pool.submit(run, db) for db in (home / FIREFOX_PROFILE, home / ".pki/nssdb")]:
             done.result()  # re-raises a DeviceError
+
+
+def make_profiles(home: Path) -> None:
+    """Firefox and Chromium profiles in ``home`` that skip their first-run screens, with empty NSS databases
+    (made with certutil: Firefox's in its profile, Chromium's in ~/.pki/nssdb) for :func:`trust_ca`. Needs
+    no CA: a session makes them while its web's server makes the CA."""
+    _certutil_on_both(home, "-N", "--empty-password")
+    firefox = home / FIREFOX_PROFILE
     (firefox.parent / "profiles.ini").write_text(
         "[General]\nStartWithLastProfile=1\nVersion=2\n\n"
         f"[Profile0]\nName=default\nIsRelative=1\nPath={firefox.name}\nDefault=1\n"
@@ -146,11 +156,17 @@ def install_profiles(home: Path, ca_pem: Path) -> None:
     (firefox / "user.js").write_text(
         "".join(f'user_pref("{k}", {_js(v)});\n' for k, v in FIREFOX_PREFS.items())
     )
-    shutil.copyfile(ca_pem, home / CA_FILE)
     (home / ".wgetrc").write_text(f"ca_certificate = ~/{CA_FILE}\n")
     chromium = home / ".config/chromium"
     chromium.mkdir(parents=True, exist_ok=True)
     (chromium / "First Run").touch()
+
+
+def trust_ca(home: Path, ca_pem: Path) -> None:
+    """The profiles :func:`make_profiles` made trust the CA at ``ca_pem``; the CA as a PEM file for the
+    other programs (wget through ~/.wgetrc, the rest through :meth:`SessionWeb.env`)."""
+    _certutil_on_both(home, "-A", "-n", CA_NAME, "-t", "C,,", "-i", str(ca_pem))
+    shutil.copyfile(ca_pem, home / CA_FILE)
 
 
 def _js(value: object) -> str:
@@ -160,33 +176,50 @@ def _js(value: object) -> str:
 
 
 class SessionWeb:
-    """The web server of one session (started once, kept across resets) and its CA in the session's HOME."""
+    """The web server of one session (started once, kept across resets: a process of its own) and its CA in
+    the session's HOME. ``spawn_or_warn`` starts the server's process, ``start_or_warn`` (in another thread,
+    if the caller likes) puts the CA into the browsers' profiles, ``ready_or_warn`` waits until it serves:
+    its sockets listen from the start, so a browser that connects before then waits, and the session can
+    go on meanwhile."""
 
-    def __init__(self, state_dir: Path, netns: str | None, seed: int = 0) -> None:
-        from crab_gym.web.server import WebServer
-
-        self.server = WebServer(seed, state_dir)
-        self.netns = netns
+    def __init__(self, process: WebProcess, seed: int = 0) -> None:
+        self.process = process
+        self.world = WebWorld(seed)  # what the sites show now: tasks draw from it, checks read the answers
+        self.certs: Certs | None = None  # the session's CA and server certificate, once made
+        self._planted = False
 
     @classmethod
-    def start_or_warn(
-        cls, state_dir: Path, netns: str, pristine_home: Path, chown: Callable[[Path], None]
-    ) -> SessionWeb | None:
-        """A started web for a session, or None with a warning saying why (no certutil, port taken):
-        the session then runs without the web rather than not at all."""
-        web = cls(state_dir, netns)
+    def spawn_or_warn(cls, state_dir: Path, netns: str | None, token: str = "") -> SessionWeb | None:
+        """The web of a session with its server's process started (127.0.0.1:443 and :80 of ``netns`` bound
+        here and handed to it; without one, free ports of the host's loopback; its certificates go into
+        ``state_dir``), or None with a warning saying why (a port taken, no namespace): the session then runs
+        without the web rather than not at all. The process ends at the end of its control pipe (this
+        process closed it, or died) and, started from the main thread, when this process dies."""
         try:
-            web.start(pristine_home, chown)
-            return web
-        except (DeviceError, OSError, RuntimeError) as exc:
-            web.close()
+            sockets = bind_in_netns(netns, (443, 80) if netns else (0, 0))
+            return cls(WebProcess.spawn(0, state_dir, sockets, {WEB_MARKER: token}))
+        except OSError as exc:
             warnings.warn(f"the session runs without the offline web: {exc}", stacklevel=2)
             return None
 
-    @property
-    def world(self) -> WebWorld:
-        """What the sites show now: tasks draw attributes from it, evaluators read the answers."""
-        return self.server.world
+    def start_or_warn(self, pristine_home: Path, chown: Callable[[Path], None]) -> bool:
+        """Put the session's CA into the browsers' profiles in ``pristine_home``; False with a warning saying
+        why (no certutil, the server failed), the server ended."""
+        return self._or_warn(lambda: self.start(pristine_home, chown))
+
+    def ready_or_warn(self) -> bool:
+        """Wait until the server serves (after :meth:`start_or_warn`); False with a warning if it failed
+        to, the server ended."""
+        return self._or_warn(self.process.wait_ready)
+
+    def _or_warn(self, step: Callable[[], None]) -> bool:
+        try:
+            step()
+            return True
+        except (DeviceError, OSError, RuntimeError) as exc:
+            self.close()
+            warnings.warn(f"the session runs without the offline web: {exc}", stacklevel=3)
+            return False
 
     @staticmethod
     def env(home: Path) -> dict[str, str]:
@@ -196,14 +229,48 @@ class SessionWeb:
 
     def start(self, pristine_home: Path, chown: Callable[[Path], None]) -> None:
         write_hosts_file()
-        install_profiles(pristine_home, self.server.certs.ca_pem)
+        make_profiles(pristine_home)  # while the server's process makes the CA
+        self.certs = self.process.certs()
+        trust_ca(pristine_home, self.certs.ca_pem)
         for sub in (".mozilla", ".pki", ".config", ".wgetrc"):
             chown(pristine_home / sub)
-        self.server.start(self.netns)
+
+    def check(self) -> None:
+        """DeviceError if the server's process has ended after it served (the session is then started anew;
+        one that never served is :meth:`ready_or_warn`'s)."""
+        if self.process.ready and not self.process.alive:
+            raise DeviceError(f"the offline web's server process ended ({self.process.proc.returncode})")
+
+    def _ask(self, op: str, **args: object) -> dict[str, object]:
+        try:
+            return self.process.ask(op, **args)
+        except WebProcessError as exc:
+            raise DeviceError(str(exc)) from exc
 
     def set_seed(self, seed: int) -> None:
-        """Serve the world of ``seed`` from the next request on (the server and its CA stay)."""
-        self.server.set_seed(seed)
+        """Serve the world of ``seed`` from the next request on (the server and its CA stay; what was planted
+        goes)."""
+        if seed != self.world.seed:
+            self._ask("seed", seed=seed)
+            self.world, self._planted = WebWorld(seed), False
+
+    def plant(self, text: str, bait: str) -> None:
+        """Put ``text`` first in every page the server sends, and record requests for the path ``bait``."""
+        self._ask("plant", text=text, bait=bait)
+        self._planted = True
+
+    def unplant(self) -> None:
+        """Take away what :meth:`plant` put there (a no-op when nothing is)."""
+        if self._planted:
+            self._ask("unplant")
+            self._planted = False
+
+    def visits(self) -> list[str]:
+        """The requests for the planted bait so far (path and query); none when nothing is planted."""
+        if not self._planted:
+            return []
+        got = self._ask("visits").get("visits")
+        return [v for v in got if isinstance(v, str)] if isinstance(got, list) else []
 
     def close(self) -> None:
-        self.server.stop()
+        self.process.close()

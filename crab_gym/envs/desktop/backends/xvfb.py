@@ -87,18 +87,21 @@ class XvfbSession(SessionProcesses):
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
-        """Start the session and reset it. The slow parts run side by side: the offline web (a CA, four
-        certutil runs, its server) in a thread while Xvfb starts; the panel's Python loads meanwhile too
-        (it starts GTK once told the display), and the keepers are up before the web is done; the
-        wallpaper is read (or drawn) and painted in another thread over its own X connection while the
-        first reset runs (its waits on the panel and openbox leave the GIL free), and is on the screen
-        before this returns."""
+        """Start the session and reset it. The slow parts run side by side: the offline web (its server and CA
+        in a process of its own, started first; the browsers' profiles and four certutil runs in a thread)
+        while Xvfb starts; the panel's Python loads meanwhile too (it starts GTK once told the display), and
+        the keepers are up before the web is done; the wallpaper is read (or drawn) and painted in another
+        thread over its own X connection while the first reset runs (its waits on the panel and openbox
+        leave the GIL free), and is on the screen before this returns."""
         d = self.slot.dir
         if d.exists():
             self._kill_clients(include_xvfb=True)
             shutil.rmtree(d)
         d.mkdir(parents=True)
         os.chmod(d, 0o711)
+        if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
+            # its server's process first, started from this thread (it dies with it); the CA in HOME below
+            self.web = SessionWeb.spawn_or_warn(d / "web", self.slot.netns, self.token)
         pool = ThreadPoolExecutor(2, thread_name_prefix="session-start")
         shutil.copytree(TEMPLATE_HOME, self.pristine, symlinks=True)
         os.chmod(self.pristine, 0o700)  # HOME is private to the session user
@@ -106,10 +109,8 @@ class XvfbSession(SessionProcesses):
         self.keep_dir.mkdir(mode=0o700)
         self.chown(self.pristine)  # the web chowns what it adds to it
         self.chown(self.run_dir)
-        web = None
-        if self.slot.netns and self.slot.mntns and os.environ.get("CRAB_GYM_WEB", "1") != "0":
-            self._web_pending = True  # session processes started meanwhile get the web's variables
-            web = pool.submit(SessionWeb.start_or_warn, d / "web", self.slot.netns, self.pristine, self.chown)
+        web = pool.submit(self.web.start_or_warn, self.pristine, self.chown) if self.web else None
+        self._web_pending = web is not None  # session processes started meanwhile get the web's variables
         try:
             self._spawn_panel()  # its Python and gi load while the X server starts (it waits for go())
             self._xvfb = start_xvfb(self)
@@ -130,10 +131,13 @@ class XvfbSession(SessionProcesses):
             painted = pool.submit(paint_wallpaper, self.display_name, self.size)
         finally:
             pool.shutdown(wait=False)  # the threads end with their work
-            self.web = web.result() if web is not None else None  # a failed web warned and gave None
+            if web is not None and not web.result():  # a failed web warned and ended
+                self.web = None
             self._web_pending = False
         self.reset()
         painted.result()
+        if self.web is not None and not self.web.ready_or_warn():  # it serves (connections waited till now)
+            self.web = None
         self._xvfb_mb0 = self.x_server_mb()
 
     def x_server_mb(self) -> float:
@@ -154,6 +158,8 @@ class XvfbSession(SessionProcesses):
         and bring the panel back to its pristine look (the keepers are started if they are not running)."""
         if self._xvfb is None or self._xvfb.poll() is not None:
             raise DeviceError(f"X server {self.display_name} is not running")
+        if self.web is not None:
+            self.web.check()  # its server's process ended: DeviceError, and the session starts anew
         self._kill_clients(include_xvfb=False)
         assert self.x is not None
         self.x.restore_root_properties(self._root_props)
