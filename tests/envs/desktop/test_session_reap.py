@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from desktop_session_procs import alive
 
 from crab_gym.envs.desktop import DesktopEnv
 from crab_gym.envs.desktop.backends.session_reap import MARKER, Owner, read_record, reap_orphans, record_path
@@ -41,16 +42,6 @@ time.sleep(600)
 """
 
 
-def _alive(pid: int, started: str | None = None) -> bool:
-    """The process ``pid`` (that started at ``started`` clock ticks, if given) is alive and no zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return False
-    return started in (None, fields[19]) and fields[0] != "Z"
-
-
 def _killed_session() -> dict:
     """Start a desktop env in a process of its own, open an app, then SIGKILL that process."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -69,7 +60,7 @@ def _killed_session() -> dict:
 def _assert_gone(seen: dict) -> None:
     """No process of the killed session runs (Xvfb and the display with it), its HOME is gone, and its slot
     has no record of it (free, or another env's now)."""
-    left = [pid for pid, started in seen["procs"].items() if _alive(int(pid), started)]
+    left = [pid for pid, started in seen["procs"].items() if alive(int(pid), started)]
     assert left == [], f"left of the killed session: {left} of {seen['names']}"
     assert marker_pids(f"{MARKER}={seen['token']}".encode()) == []  # nor one it started after it reported
     assert not (Path(seen["home"]) / "witness.txt").exists()
@@ -105,7 +96,7 @@ def test_a_sigkilled_env_leaves_nothing_once_the_next_env_starts(desktop):
         below.release()  # ... and the new env a lower one (the dead owner's slot is not the one it takes)
     assert {"Xvfb", "openbox", "dbus-daemon", "mousepad"} <= set(seen["names"]), seen["names"]
     # the kill alone ended none of them: they run in sessions of their own
-    assert all(_alive(int(pid), started) for pid, started in seen["procs"].items())
+    assert all(alive(int(pid), started) for pid, started in seen["procs"].items())
     desktop.reset()
     _assert_gone(seen)
 
@@ -159,11 +150,11 @@ def test_an_interrupted_validate_leaves_no_session_once_the_next_env_starts(desk
             os.killpg(run.pid, signal.SIGKILL)
             run.wait()
     deadline = time.monotonic() + 60
-    while any(_alive(r.pid) for r in records) and time.monotonic() < deadline:
+    while any(alive(r.pid) for r in records) and time.monotonic() < deadline:
         time.sleep(0.2)  # a worker closing its env after Ctrl-C
     desktop.reset()
     for r in records:
-        assert not _alive(r.pid)
+        assert not alive(r.pid)
         assert marker_pids(f"{MARKER}={r.token}".encode()) == [], f"left of the session of worker {r.pid}"
         _assert_slot_free_of(int(Path(r.dir).name[1:]), Path(r.dir))
 

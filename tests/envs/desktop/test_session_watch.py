@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from desktop_session_procs import alive
 
 from crab_gym.envs.desktop import DesktopEnv
 from crab_gym.envs.desktop.backends.session_reap import (
@@ -69,16 +70,6 @@ time.sleep(600)
 """
 
 
-def _alive(pid: int, started: str | None = None) -> bool:
-    """The process ``pid`` (that started at ``started`` clock ticks, if given) is alive and no zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return False
-    return started in (None, fields[19]) and fields[0] != "Z"
-
-
 def _start(code: str, *args: str) -> tuple[subprocess.Popen, dict]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     owner = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True, env=env)
@@ -106,12 +97,12 @@ def test_a_sigkilled_envs_session_ends_with_no_other_env_started():
     owner, seen = _start(DESKTOP_OWNER)
     try:
         assert {"Xvfb", "openbox", "dbus-daemon", "mousepad"} <= set(seen["names"]), seen["names"]
-        assert _alive(seen["watch"])
+        assert alive(seen["watch"])
     finally:
         _sigkill(owner)
     procs = seen["procs"].items()
-    _wait_until(lambda: not any(_alive(int(p), started) for p, started in procs), "the session still runs")
-    _wait_until(lambda: not _alive(seen["watch"]), "the watcher still runs")
+    _wait_until(lambda: not any(alive(int(p), started) for p, started in procs), "the session still runs")
+    _wait_until(lambda: not alive(seen["watch"]), "the watcher still runs")
     assert marker_pids(f"{MARKER}={seen['token']}".encode()) == []  # nor one it started after it reported
     assert not Path(seen["home"]).exists()
     record = read_record(seen["slot"])
@@ -123,18 +114,18 @@ def test_closing_the_env_stops_its_watcher():
     try:
         d.reset()
         watch = d.session.slot.watch.pid
-        assert watch is not None and _alive(watch)
+        assert watch is not None and alive(watch)
     finally:
         d.close()
-    assert not _alive(watch)
+    assert not alive(watch)
 
 
 def test_the_watcher_of_a_killed_owner_ends_its_session(tmp_path):
     owner, seen = _start(FAKE_OWNER, secrets.token_hex(8), str(tmp_path))
-    assert _alive(seen["sleeper"]) and _alive(seen["watch"])
+    assert alive(seen["sleeper"]) and alive(seen["watch"])
     _sigkill(owner)
-    _wait_until(lambda: not _alive(seen["watch"]), "the watcher still runs")
-    assert not _alive(seen["sleeper"])
+    _wait_until(lambda: not alive(seen["watch"]), "the watcher still runs")
+    assert not alive(seen["sleeper"])
     assert not Path(seen["dir"]).exists()
     assert read_record(seen["slot"]) is None
 
@@ -147,8 +138,8 @@ def test_a_watcher_leaves_a_session_that_is_not_its_own(tmp_path):
     try:
         write_record(seen["slot"], other)
         _sigkill(owner)
-        _wait_until(lambda: not _alive(seen["watch"]), "the watcher still runs")
-        assert _alive(seen["sleeper"])
+        _wait_until(lambda: not alive(seen["watch"]), "the watcher still runs")
+        assert alive(seen["sleeper"])
         assert Path(seen["dir"]).exists()
         assert read_record(seen["slot"]) == other
     finally:
