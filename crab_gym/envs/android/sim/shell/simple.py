@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, cast
 
 from ..storage.fs import FsError, Sandbox
 from .commands import find
-from .context import Ctx, ExitShell, FileSink, Input, Sink
+from .context import Ctx, ExitShell, FileSink, Input, Sink, failure
 from .expand import Expander, Fatal
 from .parse import Node, Redir, Simple
-from .tokens import RawError, ShellError
+from .tokens import ShellError
 
 if TYPE_CHECKING:
     from .context import Shell
@@ -186,16 +186,10 @@ class SimpleCommands:
                 io.write(2, bytes(ctx.err))
                 io.write(1, bytes(ctx.out))
                 raise
-            except ShellError as e:
-                if str(e):
-                    ctx.eprint(str(e) if isinstance(e, RawError) else f"{argv[0]}: {e}")
-                code = e.code
-            except FsError as e:
-                ctx.eprint(f"{argv[0]}: {e}")
-                code = 1
             except Exception as e:  # a bug in a command is that command's failure, never the shell's
-                ctx.eprint(f"{argv[0]}: {type(e).__name__}: {e}")
-                code = 1
+                said, code = failure(argv[0], e)
+                if said:
+                    ctx.eprint(said)
         io.write(2, bytes(ctx.err))
         io.write(1, bytes(ctx.out))
         return code

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..shell.tokens import RawError, ShellError
+from ..shell.context import failure
 from . import monkey as am_monkey
 from .providers import put_setting
 
@@ -19,16 +19,14 @@ Result = tuple[bytes, bytes, int]
 
 def _as_line(phone, name: str, run: Callable[[], Result]) -> Result:
     """``run()`` as the shell runs the command ``name`` alone on a line: the phone ticks first, file times
-    are noted after, and an error is reported as the shell reports a command's (see shell/simple.py)."""
+    are noted after, and an error is reported as the shell reports a command's (``shell.context.failure``)."""
     with phone.lock:
         phone.tick()
         try:
             return run()
-        except ShellError as e:
-            said = f"{e}\n" if isinstance(e, RawError) else f"{name}: {e}\n"
-            return b"", said.encode() if str(e) else b"", e.code
         except Exception as e:  # a bug in a command is that command's failure
-            return b"", f"{name}: {type(e).__name__}: {e}\n".encode(), 1
+            said, code = failure(name, e)
+            return b"", f"{said}\n".encode() if said else b"", code
         finally:
             phone.fs.times.note()
 
