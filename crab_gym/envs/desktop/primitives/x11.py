@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import os
 import select
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import mss
 import numpy as np
@@ -110,14 +109,6 @@ def keysym_for_char(ch: str) -> int:
     return 0x01000000 + cp
 
 
-def _fill(future: Future, make: Callable[[], object]) -> None:
-    """Set ``future`` to what ``make`` returns, or to what it raised."""
-    try:
-        future.set_result(make())
-    except BaseException as e:  # noqa: BLE001 - handed to whoever asks for the result
-        future.set_exception(e)
-
-
 class X11Display:
     """Input, frames and window facts for one X display."""
 
@@ -129,8 +120,9 @@ class X11Display:
         self.size = (int(geom.width), int(geom.height))
         # mss's first start in a process loads libxcb and its extensions through ctypes.util.find_library
         # (an ldconfig run each, ~20 ms): made in a thread, it is ready by the first frame.
-        self._mss: Future[mss.MSS] = Future()
-        threading.Thread(target=_fill, args=(self._mss, lambda: mss.MSS(display=name)), daemon=True).start()
+        starting = ThreadPoolExecutor(1, thread_name_prefix="mss-start")
+        self._mss: Future[mss.MSS] = starting.submit(mss.MSS, display=name)
+        starting.shutdown(wait=False)  # its thread ends with the grabber made
         self._monitor = {"left": 0, "top": 0, "width": self.size[0], "height": self.size[1]}
         self._windows = WindowReader(self._d)
         self._spare_keycodes = self._find_spare_keycodes()
@@ -359,8 +351,8 @@ class X11Display:
 
     @property
     def connection(self) -> display.Display:
-        """This display's python-xlib connection, for one-off requests of the session's own start (the
-        wallpaper, the panel's strut): opening another costs ~20-35 ms of round trips and Python."""
+        """This display's python-xlib connection, for one-off requests of the session's own start (the panel's
+        strut): opening another costs ~20-35 ms of round trips and Python."""
         return self._d
 
     def root_properties(self) -> set[int]:
