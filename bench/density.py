@@ -330,7 +330,7 @@ def plot(rows: list[dict[str, Any]], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 3.8))
     cases = list(dict.fromkeys(r["case"] for r in rows))
     for case in cases:
         mine = [r for r in rows if r["case"] == case]
@@ -353,7 +353,7 @@ def plot(rows: list[dict[str, Any]], path: str) -> None:
     right.set(ylabel="PSS per env (MB)")
     load = os.getloadavg()[0]
     fig.suptitle(f"bench/density.py: load average {load:.1f} on {os.cpu_count()} cores", fontsize=9)
-    right.legend(fontsize=7)
+    right.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the bars, not over them
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
