@@ -172,10 +172,10 @@ class AndroidState:
         if direct is not None:
             out, err, code = direct(uri, *options)
         else:
+            named = zip(("projection", "where", "sort"), options, strict=True)
             cmd = f"content query --uri {quote(uri)}" + "".join(
-                f" --{name} {quote(value)}" for name, value in zip(("projection", "where", "sort"), options)
-                if value is not None
-            )  # fmt: skip
+                f" --{name} {quote(value)}" for name, value in named if value is not None
+            )
             out, err, code = self.shell(cmd)
         if code != 0:
             raise OSError(f"content query {uri} failed ({code}): {err.decode(errors='replace').strip()}")

@@ -43,7 +43,7 @@ def phones():
     pair = Phone(width=360, height=800, seed=4), Phone(width=360, height=800, seed=4)
     try:
         for p in pair:  # a value with the separators the output uses, so a projection matters
-            line = "content insert --uri content://sms --bind address:s:555 --bind body:s:\"it's, =x\""
+            line = 'content insert --uri content://sms --bind address:s:555 --bind body:s:"it\'s, =x"'
             assert p.shell(line)[2] == 0
         yield pair
     finally:

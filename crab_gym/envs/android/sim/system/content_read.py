@@ -1,7 +1,7 @@
 """The line an evaluator reads a provider with, run without the shell: what ``content query --uri URI
-[--projection P] [--where W] [--sort S]`` prints and returns, byte for byte (an RL phone's evaluator runs one
-every step, and a fresh shell for it cost more than the query). tests/envs/android/sim/test_sim_content_read.py
-checks it against the shell line.
+[--projection P] [--where W] [--sort S]`` prints and returns, byte for byte (an RL phone's evaluator runs
+one every step, and a fresh shell for it cost more than the query).
+tests/envs/android/sim/test_sim_content_read.py checks it against the shell line.
 """
 
 from __future__ import annotations

@@ -307,7 +307,8 @@ def format_rows(rows: list[dict]) -> str:
     if not rows:
         return "No result found.\n"
     return "".join(
-        f"Row: {n} " + ", ".join(f"{k}={_fmt(v)}" for k, v in row.items()) + "\n" for n, row in enumerate(rows)
+        f"Row: {n} " + ", ".join(f"{k}={_fmt(v)}" for k, v in row.items()) + "\n"
+        for n, row in enumerate(rows)
     )
 
 
