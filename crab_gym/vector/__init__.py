@@ -27,7 +27,7 @@ def make_vec(
     step_timeout: float = 300.0,
     start_timeout: float = 600.0,
     reset_ahead: bool = True,
-    batch_scheduling: bool = True,
+    batch_scheduling: bool = False,
     **env_kwargs: Any,
 ) -> BatchedVectorEnv:
     """``num_envs`` envs of ``env_id`` (made with ``env_kwargs``) in ``workers`` processes (default: one per

@@ -55,7 +55,8 @@ class BatchedVectorEnv(VectorEnv):
     costliest step off the lock-step's critical path; the next step returns the same as without it, but
     ``call``/``get_attr`` in between see those envs already reset. ``batch_scheduling``: the workers run
     under Linux's ``SCHED_BATCH`` (same priority; a woken worker does not preempt the main process while it
-    still sends the other workers their commands: :func:`~crab_gym.vector.worker.schedule_as_batch`).
+    still sends the other workers their commands: :func:`~crab_gym.vector.worker.schedule_as_batch`); off
+    by default until a quiet machine shows it pays (``bench/make_vec_sched.py``; docs/scale.md).
     """
 
     def __init__(
@@ -71,7 +72,7 @@ class BatchedVectorEnv(VectorEnv):
         step_timeout: float = 300.0,
         start_timeout: float = 600.0,
         reset_ahead: bool = True,
-        batch_scheduling: bool = True,
+        batch_scheduling: bool = False,
     ) -> None:
         self.num_envs = len(env_fns)
         n_workers = min(self.num_envs, workers or os.cpu_count() or 1)
