@@ -367,3 +367,19 @@ def test_workers_collect_garbage_between_steps_not_inside_them():
             assert young < gc.get_threshold()[0]  # the 3 x threshold cycles of the last step were collected
     finally:
         vec.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="SCHED_BATCH is Linux's")
+@pytest.mark.parametrize("batch", [True, False])
+def test_workers_run_as_batch_so_a_woken_worker_does_not_preempt_the_sender(batch):
+    """A worker woken by its command would otherwise take the main process's core before it has sent the
+    other workers theirs; under SCHED_BATCH it waits for a free core. The main process keeps its policy."""
+    ours = os.sched_getscheduler(0)
+    vec = BatchedVectorEnv([CycleMaker] * 2, 2, batch_scheduling=batch)
+    try:
+        policies = {os.sched_getscheduler(p.pid) for p in vec.processes}
+        assert policies == {os.SCHED_BATCH if batch else ours}
+        assert os.sched_getscheduler(0) == ours
+        vec.step(np.zeros(2, dtype=np.int64))  # and they step
+    finally:
+        vec.close()

@@ -55,6 +55,15 @@ RECORDS = {
     ],
     "lists and tuples stay whole in object arrays": [(0, {"v": [1, 2]}), (1, {"v": (3, 4)}), (2, {"v": []})],
     "nested dicts on two envs": [(0, {"k": {"x": 1}}), (1, {"k": {"x": 2}})],
+    "arrays alike, on every env and on some": [
+        (0, {"m": np.eye(2), "s": np.arange(3)}), (1, {"m": np.eye(2)}),
+        (2, {"m": np.zeros((2, 2)), "s": np.ones(3, dtype=np.int64)})],
+    "arrays of another dtype than the first (converted, as _add_info does)": [
+        (0, {"m": np.ones(3, dtype=bool)}), (1, {"m": np.arange(3)}), (2, {"m": np.array([0.5, 0, 2])})],
+    "0-d arrays and a subclass": [(0, {"z": np.array(1.5), "q": np.ma.array([1, 2])}),
+                                  (1, {"z": np.array(2.5), "q": np.ma.array([3, 4])})],
+    "one type on some envs only: str, float, np.bool_": [(1, {"t": "a", "f": 0.5, "b": np.bool_(False)}),
+                                                           (3, {"t": "b", "f": 1.5, "b": np.bool_(True)})],
     "no records": [],
 }  # fmt: skip
 

@@ -27,6 +27,7 @@ def make_vec(
     step_timeout: float = 300.0,
     start_timeout: float = 600.0,
     reset_ahead: bool = True,
+    batch_scheduling: bool = False,
     **env_kwargs: Any,
 ) -> BatchedVectorEnv:
     """``num_envs`` envs of ``env_id`` (made with ``env_kwargs``) in ``workers`` processes (default: one per
@@ -37,5 +38,5 @@ def make_vec(
     return BatchedVectorEnv(
         [make] * num_envs, workers, autoreset_mode=autoreset_mode, shared_memory=shared_memory, copy=copy,
         context=context, step_timeout=step_timeout, start_timeout=start_timeout,
-        reset_ahead=reset_ahead,
+        reset_ahead=reset_ahead, batch_scheduling=batch_scheduling,
     )  # fmt: skip

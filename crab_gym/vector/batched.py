@@ -53,7 +53,10 @@ class BatchedVectorEnv(VectorEnv):
     ``start_timeout`` is added while a worker still makes its envs. ``reset_ahead`` (with ``NEXT_STEP``): a
     worker resets the envs a step ended right after it answers, instead of at the next step, taking the
     costliest step off the lock-step's critical path; the next step returns the same as without it, but
-    ``call``/``get_attr`` in between see those envs already reset.
+    ``call``/``get_attr`` in between see those envs already reset. ``batch_scheduling``: the workers run
+    under Linux's ``SCHED_BATCH`` (same priority; a woken worker does not preempt the main process while it
+    still sends the other workers their commands: :func:`~crab_gym.vector.worker.schedule_as_batch`); off
+    by default until a quiet machine shows it pays (``bench/make_vec_sched.py``; docs/scale.md).
     """
 
     def __init__(
@@ -69,6 +72,7 @@ class BatchedVectorEnv(VectorEnv):
         step_timeout: float = 300.0,
         start_timeout: float = 600.0,
         reset_ahead: bool = True,
+        batch_scheduling: bool = False,
     ) -> None:
         self.num_envs = len(env_fns)
         n_workers = min(self.num_envs, workers or os.cpu_count() or 1)
@@ -103,7 +107,9 @@ class BatchedVectorEnv(VectorEnv):
         self._batch_spaces = {p.stop - p.start: batch_space(self.single_observation_space, p.stop - p.start)
                               for p in self._parts}  # fmt: skip
         spaces = (self.single_observation_space, self.single_action_space)
-        self._launch = Launch(self._ctx, self._shared, spaces, self.autoreset_mode, reset_ahead, daemon)
+        self._launch = Launch(
+            self._ctx, self._shared, spaces, self.autoreset_mode, reset_ahead, daemon, batch_scheduling
+        )
         self._workers: list[WorkerHandle] = []
         try:
             self._workers = [self._start(w) for w in range(n_workers)]

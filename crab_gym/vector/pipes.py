@@ -29,6 +29,7 @@ class Launch:
     autoreset_mode: AutoresetMode
     reset_ahead: bool
     daemon: bool
+    batch_scheduling: bool = False
 
 
 class WorkerHandle:
@@ -40,7 +41,7 @@ class WorkerHandle:
         self.conn, child = launch.ctx.Pipe()
         fns = [CloudpickleWrapper(fn) for fn in env_fns]  # each a factory itself
         args = (fns, part.start, child, self.conn, launch.shared, launch.spaces, launch.autoreset_mode,
-                launch.reset_ahead)  # fmt: skip
+                launch.reset_ahead, launch.batch_scheduling)  # fmt: skip
         with clear_mpi_env_vars():
             self.process = launch.ctx.Process(
                 target=serve, name=f"crab-vec-worker-{index}", args=args, daemon=launch.daemon

@@ -25,7 +25,7 @@ from gymnasium.vector.utils import iterate, read_from_shared_memory, write_to_sh
 from crab_gym.vector import idle_gc
 from crab_gym.vector.infos import RecordingSyncVectorEnv
 
-__all__ = ["ResetAhead", "is_wrapped", "serve", "split_batch"]
+__all__ = ["ResetAhead", "is_wrapped", "schedule_as_batch", "serve", "split_batch"]
 
 
 def is_wrapped(env: Env, wrapper_class: type) -> bool:
@@ -85,12 +85,16 @@ def serve(
     spaces_: tuple[Space, Space],
     autoreset_mode: AutoresetMode,
     reset_ahead: bool,
+    batch_scheduling: bool = False,
 ) -> None:
     """The worker's loop: make the envs (``env_fns``, cloudpickled factories) at offset ``start``, then
     answer commands until ``close`` or until the parent's end of the pipe is gone. With ``reset_ahead`` (and
     ``NEXT_STEP``), the envs a step ended are reset after the answer is sent (:class:`ResetAhead`); garbage is
-    collected then too, not during a step or reset (:mod:`crab_gym.vector.idle_gc`)."""
+    collected then too, not during a step or reset (:mod:`crab_gym.vector.idle_gc`). ``batch_scheduling``:
+    the process runs under ``SCHED_BATCH`` (:func:`schedule_as_batch`)."""
     parent_end.close()  # else the worker never sees the parent go
+    if batch_scheduling:
+        schedule_as_batch()
     try:
         ahead = reset_ahead and autoreset_mode == AutoresetMode.NEXT_STEP
         vec = _make(
@@ -139,6 +143,18 @@ def serve(
         pass
     finally:
         vec.close()
+
+
+def schedule_as_batch() -> bool:
+    """Run this process under Linux's ``SCHED_BATCH`` policy (same nice level, but no wake-up
+    preemption): a worker woken by the main process's command then waits for a free core instead of
+    taking the main process's, which would hold back the other workers' commands until it got the core
+    back (docs/scale.md). Whether it could (other systems have no such policy)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except (AttributeError, OSError):
+        return False
+    return True
 
 
 def _make(

@@ -117,6 +117,14 @@ class SimDevice(Device):
         """``shell("settings put NAMESPACE KEY VALUE")``, run without the shell."""
         return self.phone.settings_put(namespace, key, value)
 
+    def content_query(
+        self, uri: str, projection: str | None = None, where: str | None = None, sort: str | None = None
+    ) -> tuple[bytes, bytes, int]:
+        """``query("content query --uri URI ...")`` with the options given, run without the shell."""
+        from crab_gym.envs.android.sim.system.content_read import content_query
+
+        return content_query(self.phone, uri, projection, where, sort)
+
     def tap(self, x: int, y: int) -> None:
         self.phone.tap(x, y)
 

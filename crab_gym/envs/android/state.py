@@ -167,14 +167,16 @@ class AndroidState:
         where: str | None = None,
         sort: str | None = None,
     ) -> tuple[dict[str, str], ...]:
-        cmd = f"content query --uri {quote(uri)}"
-        if projection:
-            cmd += " --projection " + quote(":".join(projection))
-        if where:
-            cmd += " --where " + quote(where)
-        if sort:
-            cmd += " --sort " + quote(sort)
-        out, err, code = self.shell(cmd)
+        options = (":".join(projection) if projection else None, where or None, sort or None)
+        direct = getattr(self.device, "content_query", None)  # our in-process phone: the line without a shell
+        if direct is not None:
+            out, err, code = direct(uri, *options)
+        else:
+            named = zip(("projection", "where", "sort"), options, strict=True)
+            cmd = f"content query --uri {quote(uri)}" + "".join(
+                f" --{name} {quote(value)}" for name, value in named if value is not None
+            )
+            out, err, code = self.shell(cmd)
         if code != 0:
             raise OSError(f"content query {uri} failed ({code}): {err.decode(errors='replace').strip()}")
         return tuple(parse_rows(out.decode("utf-8", "replace"), list(projection) if projection else None))

@@ -12,12 +12,12 @@ from ..shell.context import failure
 from . import monkey as am_monkey
 from .providers import put_setting
 
-__all__ = ["monkey", "settings_put"]
+__all__ = ["Result", "as_line", "monkey", "settings_put"]
 
 Result = tuple[bytes, bytes, int]
 
 
-def _as_line(phone, name: str, run: Callable[[], Result]) -> Result:
+def as_line(phone, name: str, run: Callable[[], Result]) -> Result:
     """``run()`` as the shell runs the command ``name`` alone on a line: the phone ticks first, file times
     are noted after, and an error is reported as the shell reports a command's (``shell.context.failure``)."""
     with phone.lock:
@@ -39,7 +39,7 @@ def monkey(phone, package: str) -> Result:
             return b"", (am_monkey.NO_ACTIVITIES + "\n").encode(), am_monkey.EXIT_NO_ACTIVITIES
         return (am_monkey.report(package) + "\n").encode(), b"", 0
 
-    return _as_line(phone, "monkey", run)
+    return as_line(phone, "monkey", run)
 
 
 def settings_put(phone, namespace: str, key: str, value: str) -> Result:
@@ -49,4 +49,4 @@ def settings_put(phone, namespace: str, key: str, value: str) -> Result:
         put_setting(phone, namespace, key, value)
         return b"", b"", 0
 
-    return _as_line(phone, "settings", run)
+    return as_line(phone, "settings", run)

@@ -302,6 +302,21 @@ def _parse_content_args(args: list[str]) -> dict:
     return opts
 
 
+def format_rows(rows: list[dict]) -> str:
+    """What ``content query`` prints for ``rows``."""
+    if not rows:
+        return "No result found.\n"
+    return "".join(
+        f"Row: {n} " + ", ".join(f"{k}={_fmt(v)}" for k, v in row.items()) + "\n"
+        for n, row in enumerate(rows)
+    )
+
+
+def provider_error(uri: str, e: sqlite3.Error) -> ShellError:
+    """How ``content`` reports a query or write that SQLite refused."""
+    return ShellError(f"Error while accessing provider:{uri}\nandroid.database.sqlite.SQLiteException: {e}")
+
+
 def _fmt(v: object) -> str:
     if v is None:
         return "NULL"
@@ -327,10 +342,7 @@ def _content(ctx: Ctx, args: list[str]) -> int:
         if args[0] == "query":
             proj = [p for p in re.split(r"[:,]", opts["projection"]) if p] if "projection" in opts else None
             rows = query(ctx.phone, uri, proj, where, opts.get("sort", ""))
-            if not rows:
-                ctx.print("No result found.")
-            for n, row in enumerate(rows):
-                ctx.print(f"Row: {n} " + ", ".join(f"{k}={_fmt(v)}" for k, v in row.items()))
+            ctx.print(format_rows(rows), end="")
         elif args[0] == "insert":
             insert(ctx.phone, uri, opts["bind"])
         elif args[0] == "delete":
@@ -338,9 +350,7 @@ def _content(ctx: Ctx, args: list[str]) -> int:
         else:
             update(ctx.phone, uri, opts["bind"], where)
     except sqlite3.Error as e:
-        raise ShellError(
-            f"Error while accessing provider:{uri}\nandroid.database.sqlite.SQLiteException: {e}"
-        ) from e
+        raise provider_error(uri, e) from e
     if args[0] != "query":  # a read changes nothing on screen: keep the rendered frame
         ctx.phone.invalidate()
     return 0
