@@ -3,6 +3,7 @@ not pay for it (bench/phone_start.py and bench/desktop_start.py time the starts;
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -172,3 +173,27 @@ def test_a_failing_check_is_an_invalid_action():
     assert act(None, text="ab") == "AB"
     with pytest.raises(InvalidAction, match="parameter 'text'"):
         act(None, text="")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_phones_first_observation_imports_no_app_it_does_not_show(seed):
+    from crab_gym.envs.android.sim.system.manifest import MANIFESTS
+
+    code = (
+        "import gc, json, sys\n"
+        "import gymnasium as gym, crab_gym\n"
+        "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
+        f"env.reset(seed={seed})\n"
+        "from crab_gym.envs.android.sim.phone import Phone\n"
+        "(phone,) = [o for o in gc.get_objects() if isinstance(o, Phone)]\n"
+        "apps = [m for m in sys.modules if m.startswith('crab_gym.envs.android.sim.apps.')]\n"
+        "print(json.dumps([phone.current.package, apps]))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    shown, loaded = json.loads(res.stdout.splitlines()[-1])
+    prefix = "crab_gym.envs.android.sim.apps."
+    by_app = {m.package: {prefix + n for n in m.modules} for m in MANIFESTS}
+    assert shown in by_app
+    # the shown app's code, and none of the other apps' (the status bar, input and overview are the system's)
+    assert {m for ms in by_app.values() for m in ms} & set(loaded) == by_app[shown]

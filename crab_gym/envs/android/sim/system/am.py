@@ -76,8 +76,9 @@ def start_activity(ctx: Ctx, args: list[str], verb: str = "start") -> int:
     intent, opts = intents.parse(verb, args, START_OPTIONS)
     p = ctx.phone
     ctx.print(f"Starting: Intent {{ {intent.short()} }}")
-    place_call = uri_handler("tel")  # the dialer's
-    if intent.action == "android.intent.action.CALL" and intent.data.startswith("tel:") and place_call:
+    call = intent.action == "android.intent.action.CALL" and intent.data.startswith("tel:")
+    place_call = uri_handler("tel") if call else None  # the dialer's
+    if place_call:
         logcat.expect_intent(p, intent.short(intent.flags | FLAG_NEW_TASK), uid=0)
         place_call(p, intent.data[4:])  # the in-call screen, and a row in the call log
         return 0
