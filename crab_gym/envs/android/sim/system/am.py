@@ -17,7 +17,7 @@ from .intents import FLAG_NEW_TASK, FLAG_RECEIVER_FROM_SHELL, Intent, IntentErro
 from .media import scan
 from .packages import is_enabled
 from .providers import get_setting
-from .registry import APPS, LAUNCHER, uri_handler
+from .registry import APPS, LAUNCHER, short, uri_handler
 
 START_OPTIONS = {
     "-W": 0,
@@ -116,7 +116,7 @@ def start_activity(ctx: Ctx, args: list[str], verb: str = "start") -> int:
         pkg, cls = p.focused_component()
         ctx.print("Status: ok")
         ctx.print(f"LaunchState: {'HOT' if running else 'COLD'}")
-        ctx.print(f"Activity: {intents._short_component(pkg, cls)}")
+        ctx.print(f"Activity: {short(pkg, cls)}")
         ctx.print(f"TotalTime: {180 + len(cls) * 3}")
         ctx.print(f"WaitTime: {190 + len(cls) * 3}")
         ctx.print("Complete")
