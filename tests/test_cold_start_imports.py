@@ -86,10 +86,11 @@ def test_a_phones_first_observation_builds_one_task_and_imports_no_template_regi
     )
     _loaded(code, lazy)  # fills the seed cache if this tree's seeding code has none yet
     assert _loaded(code, lazy) == []
-    # the setup's launch (`monkey`) runs without the shell (Phone.monkey): no interpreter, no command module
+    # the setup's launch (`monkey`) runs without the shell (Phone.monkey): no interpreter, no command module,
+    # not the commands' context either (the phone's log, providers and /proc keep their commands apart)
     sim = "crab_gym.envs.android.sim."
-    phones_own = [sim + "system.logcat", sim + "system.providers"]  # the phone imports these itself
-    assert _loaded(code, (sim + "shell.interpreter", *commands.MODULES)) == phones_own
+    shell = (sim + "shell.interpreter", sim + "shell.context", sim + "shell.tokens")
+    assert _loaded(code, (*shell, *commands.MODULES)) == []
 
 
 def test_every_command_is_found_whichever_the_shell_meets_first():

@@ -23,7 +23,8 @@ def test_each_manifest_says_what_its_apps_code_says(manifest: Manifest):
     assert [app.activity(n) for n in app.screens] == [manifest.activity(n) for n in manifest.screens]
     assert sorted(app.uri_handlers) == sorted(manifest.schemes)
     # every module that adds to the app is one the manifest loads, and each defines or extends this APP
-    made_by = {f.__module__ for _, f in app.screens.values()} | {f.__module__ for f in app.uri_handlers.values()}
+    made_by = {f.__module__ for _, f in app.screens.values()}
+    made_by |= {f.__module__ for f in app.uri_handlers.values()}
     listed = {f"{apps.__name__}.{m}" for m in manifest.modules}
     assert made_by <= listed | {f"{apps.__name__}.recents"}  # overview's builder, declared by the launcher
     assert all(importlib.import_module(m).APP is app for m in listed)

@@ -19,7 +19,7 @@ def execute(phone, path: str, sql: str, args: tuple = ()) -> int:
 
 
 def contact_name(phone, address: str) -> str:
-    """The name of the contact with this phone number, or the number (Messages' threads, the dialer's calls)."""
+    """The name of the contact with this number, or the number (Messages' threads, the dialer's calls)."""
     r = rows(
         phone, db.CONTACTS_DB, "SELECT display_name FROM view_phones WHERE data1 = ? LIMIT 1", (address,)
     )
