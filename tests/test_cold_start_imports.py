@@ -3,6 +3,7 @@ not pay for it (bench/phone_start.py and bench/desktop_start.py time the starts;
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -85,10 +86,11 @@ def test_a_phones_first_observation_builds_one_task_and_imports_no_template_regi
     )
     _loaded(code, lazy)  # fills the seed cache if this tree's seeding code has none yet
     assert _loaded(code, lazy) == []
-    # the setup's launch (`monkey`) runs without the shell (Phone.monkey): no interpreter, no command module
+    # the setup's launch (`monkey`) runs without the shell (Phone.monkey): no interpreter, no command module,
+    # not the commands' context either (the phone's log, providers and /proc keep their commands apart)
     sim = "crab_gym.envs.android.sim."
-    phones_own = [sim + "system.logcat", sim + "system.providers"]  # the phone imports these itself
-    assert _loaded(code, (sim + "shell.interpreter", *commands.MODULES)) == phones_own
+    shell = (sim + "shell.interpreter", sim + "shell.context", sim + "shell.tokens")
+    assert _loaded(code, (*shell, *commands.MODULES)) == []
 
 
 def test_every_command_is_found_whichever_the_shell_meets_first():
@@ -172,3 +174,27 @@ def test_a_failing_check_is_an_invalid_action():
     assert act(None, text="ab") == "AB"
     with pytest.raises(InvalidAction, match="parameter 'text'"):
         act(None, text="")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_phones_first_observation_imports_no_app_it_does_not_show(seed):
+    from crab_gym.envs.android.sim.system.manifest import MANIFESTS
+
+    code = (
+        "import gc, json, sys\n"
+        "import gymnasium as gym, crab_gym\n"
+        "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
+        f"env.reset(seed={seed})\n"
+        "from crab_gym.envs.android.sim.phone import Phone\n"
+        "(phone,) = [o for o in gc.get_objects() if isinstance(o, Phone)]\n"
+        "apps = [m for m in sys.modules if m.startswith('crab_gym.envs.android.sim.apps.')]\n"
+        "print(json.dumps([phone.current.package, apps]))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    shown, loaded = json.loads(res.stdout.splitlines()[-1])
+    prefix = "crab_gym.envs.android.sim.apps."
+    by_app = {m.package: {prefix + n for n in m.modules} for m in MANIFESTS}
+    assert shown in by_app
+    # the shown app's code, and none of the other apps' (the status bar, input and overview are the system's)
+    assert {m for ms in by_app.values() for m in ms} & set(loaded) == by_app[shown]

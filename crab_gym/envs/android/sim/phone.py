@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .apps import APPS, LAUNCHER, inputs, systemui
+from .apps import APPS, LAUNCHER, inputs, spec, systemui
 from .net.link import WebLink
 from .storage import db, seedcache
 from .storage.fs import Sandbox, Snapshot
@@ -293,7 +293,6 @@ class Phone:
     def _build(self) -> View:
         self._dark = get_setting(self, "secure", "ui_night_mode") == "2"
         act = self.current
-        app = APPS[act.package]
         root = View(
             bounds=(0, 0, self.width, self.height),
             package=act.package,
@@ -308,11 +307,11 @@ class Phone:
         try:
             if act.state.get("crashed"):
                 raise RuntimeError(f"{act.package} crashed")
-            app.screens[act.screen][1](screen)
+            spec(act.package).screens[act.screen][1](screen)  # the app's code loads at its first screen
         except Exception:  # an app bug shows Android's crash dialog; it never reaches the caller
             log.exception("%s/%s failed to build", act.package, act.screen)
             root = View(bounds=root.bounds, package=act.package, bg=root.bg)
-            crashed(self, Screen(self, act, root), app.label)
+            crashed(self, Screen(self, act, root), APPS[act.package].label)
         systemui.decorate(self, root)
         return root
 

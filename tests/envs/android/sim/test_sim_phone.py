@@ -296,9 +296,9 @@ def test_monkey_never_breaks_the_phone(seed, caplog):
 
 
 def test_an_app_bug_shows_the_crash_dialog_never_an_exception(phone, monkeypatch, caplog):
-    from crab_gym.envs.android.sim.apps import APPS
+    from crab_gym.envs.android.sim.apps import spec
 
-    settings = APPS["com.android.settings"]
+    settings = spec("com.android.settings")
 
     def broken(s):
         raise ZeroDivisionError("bug in a screen")

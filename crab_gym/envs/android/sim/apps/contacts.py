@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from ..storage import db
 from ..system.providers import delete as provider_delete
-from ..system.registry import AppSpec
+from ..system.registry import AppSpec, uri_handler
 from ..ui.layout import Screen
 from ..ui.widgets import Item
 from .base import fields, rows
-from .dialer import place_call
 
 APP = AppSpec("com.android.contacts", "Contacts", (26, 115, 232))
 
@@ -107,7 +106,8 @@ def detail(s: Screen) -> None:
         s.phone.back()
 
     def call() -> None:
-        if numbers:
+        place_call = uri_handler("tel")  # the dialer's, loaded at the first call
+        if numbers and place_call:
             place_call(s.phone, numbers[0])
 
     def text() -> None:

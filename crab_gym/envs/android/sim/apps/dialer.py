@@ -7,8 +7,7 @@ from ..system.registry import AppSpec
 from ..ui.layout import Screen
 from ..ui.view import View
 from ..ui.widgets import Item
-from .base import execute, rows
-from .messages import contact_name
+from .base import contact_name, execute, rows
 
 APP = AppSpec("com.google.android.dialer", "Phone", (26, 115, 232))
 KEYS = "123456789*0#"

@@ -7,6 +7,7 @@ from ..system.registry import APPS, LAUNCHER, AppSpec
 from ..ui.layout import Screen
 from ..ui.theme import app_icon
 from ..ui.view import View
+from . import recents
 
 APP = AppSpec(LAUNCHER, "Pixel Launcher", (66, 133, 244), in_drawer=False)
 HOME_APPS = [
@@ -181,3 +182,6 @@ def home(s: Screen) -> None:
         align="left",
         bounds=(s.px(60), s.bottom - s.px(230), s.right - s.px(60), s.bottom - s.px(80)),
     )
+
+
+APP.screen("recents", "com.android.quickstep.RecentsActivity")(recents.overview)  # overview: apps/recents.py

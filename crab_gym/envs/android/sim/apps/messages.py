@@ -6,7 +6,7 @@ from ..storage import db
 from ..system.registry import AppSpec
 from ..ui.layout import Screen
 from ..ui.widgets import Item
-from .base import rows
+from .base import contact_name, rows
 
 APP = AppSpec("com.google.android.apps.messaging", "Messages", (11, 87, 208))
 # the conversation (threads row) with an address, as the telephony provider finds it
@@ -14,13 +14,6 @@ THREAD = (
     "SELECT t._id FROM threads t JOIN canonical_addresses a ON t.recipient_ids = CAST(a._id AS TEXT) "
     "WHERE a.address = ? ORDER BY t._id LIMIT 1"
 )
-
-
-def contact_name(phone, address: str) -> str:
-    r = rows(
-        phone, db.CONTACTS_DB, "SELECT display_name FROM view_phones WHERE data1 = ? LIMIT 1", (address,)
-    )
-    return r[0][0] if r else address
 
 
 def resolve_recipient(phone, text: str) -> str:

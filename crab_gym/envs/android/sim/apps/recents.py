@@ -1,13 +1,17 @@
 """Overview (recents): KEYCODE_APP_SWITCH or the navigation bar's square opens it over the tasks. It lists
 the recent tasks, newest first; a card brings its task to the front, "Clear all" closes every task, and
 APP_SWITCH again goes back to the task that was on top. Pixel's launcher draws it, so it is a launcher
-screen (com.android.quickstep.RecentsActivity)."""
+screen (com.android.quickstep.RecentsActivity, which apps/launcher.py declares with `overview`); the system
+UI opens it without loading the launcher's code."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..system.registry import APPS, LAUNCHER
-from ..ui.layout import Screen
-from .launcher import APP
+
+if TYPE_CHECKING:
+    from ..ui.layout import Screen
 
 
 def _close(phone) -> None:
@@ -34,7 +38,6 @@ def recent_tasks(phone) -> list[str]:
     return seen
 
 
-@APP.screen("recents", "com.android.quickstep.RecentsActivity")
 def overview(s: Screen) -> None:
     phone = s.phone
     tasks = recent_tasks(phone)

@@ -28,9 +28,10 @@ MODULES = tuple(
         "system.devicecmds",
         "system.dumpsys",
         "system.ime",
-        "system.logcat",
+        "system.kernelcmds",
+        "system.logcatcmd",
         "system.pm",
-        "system.providers",
+        "system.providercmds",
     )
 )
 """Every module whose commands register on import (with what they import, every command there is)."""

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from ..storage.fs import FsError
-from .tokens import RawError, ShellError
+from .errors import ShellError
 
 ENV = {
     "EXTERNAL_STORAGE": "/sdcard",
@@ -249,17 +249,6 @@ def command(*names: str) -> Callable[[CommandFn], CommandFn]:
         return fn
 
     return deco
-
-
-def failure(name: str, e: Exception) -> tuple[str, int]:
-    """How a command ``name`` that raised ``e`` fails: the line it prints on stderr ('' for none) and its
-    exit status. A ShellError's message (after the name, unless raw) and code; a file error ``name:
-    message``; anything else (a bug in the command) ``name: Type: message``, 1."""
-    if isinstance(e, ShellError):
-        return (str(e) if isinstance(e, RawError) else f"{name}: {e}") if str(e) else "", e.code
-    if isinstance(e, FsError):
-        return f"{name}: {e}", 1
-    return f"{name}: {type(e).__name__}: {e}", 1
 
 
 def split_flags(

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, cast
 
 from ..storage.fs import FsError, Sandbox
 from .commands import find
-from .context import Ctx, ExitShell, FileSink, Input, Sink, failure
+from .context import Ctx, ExitShell, FileSink, Input, Sink
+from .errors import failure
 from .expand import Expander, Fatal
 from .parse import Node, Redir, Simple
 from .tokens import ShellError

@@ -9,22 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import RawError, ShellError
+
+__all__ = ["OPERATORS", "REDIRECTS", "Op", "RawError", "ShellError", "SyntaxErr", "Word", "tokenize"]
+
 # Longest first, so ">>" wins over ">".
 OPERATORS = ("&&", "||", ";;", "<<-", ">>", "<<", ">&", "<&", ">|", "<>", ";", "&", "|", "(", ")", "<", ">")
 REDIRECTS = frozenset({"<", ">", ">>", ">|", "<>", ">&", "<&", "<<", "<<-"})
 BREAK = frozenset(" \t\r\n;&|<>()")
-
-
-class ShellError(Exception):
-    """A command failed: the message goes to stderr, `code` is the exit status."""
-
-    def __init__(self, message: str, code: int = 1) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class RawError(ShellError):
-    """A failure whose message is printed as is (a Java exception, a tool's own prefixed message)."""
 
 
 class SyntaxErr(ShellError):

@@ -17,7 +17,7 @@ from .intents import FLAG_NEW_TASK, FLAG_RECEIVER_FROM_SHELL, Intent, IntentErro
 from .media import scan
 from .packages import is_enabled
 from .providers import get_setting
-from .registry import APPS, LAUNCHER, uri_handler
+from .registry import APPS, LAUNCHER, short, uri_handler
 
 START_OPTIONS = {
     "-W": 0,
@@ -76,8 +76,9 @@ def start_activity(ctx: Ctx, args: list[str], verb: str = "start") -> int:
     intent, opts = intents.parse(verb, args, START_OPTIONS)
     p = ctx.phone
     ctx.print(f"Starting: Intent {{ {intent.short()} }}")
-    place_call = uri_handler("tel")  # the dialer's
-    if intent.action == "android.intent.action.CALL" and intent.data.startswith("tel:") and place_call:
+    call = intent.action == "android.intent.action.CALL" and intent.data.startswith("tel:")
+    place_call = uri_handler("tel") if call else None  # the dialer's
+    if place_call:
         logcat.expect_intent(p, intent.short(intent.flags | FLAG_NEW_TASK), uid=0)
         place_call(p, intent.data[4:])  # the in-call screen, and a row in the call log
         return 0
@@ -115,7 +116,7 @@ def start_activity(ctx: Ctx, args: list[str], verb: str = "start") -> int:
         pkg, cls = p.focused_component()
         ctx.print("Status: ok")
         ctx.print(f"LaunchState: {'HOT' if running else 'COLD'}")
-        ctx.print(f"Activity: {intents._short_component(pkg, cls)}")
+        ctx.print(f"Activity: {short(pkg, cls)}")
         ctx.print(f"TotalTime: {180 + len(cls) * 3}")
         ctx.print(f"WaitTime: {190 + len(cls) * 3}")
         ctx.print("Complete")

@@ -3,7 +3,10 @@ Maps' "Copy link"), kept until the next copy or reset, read by `dumpsys clipboar
 
 from __future__ import annotations
 
-from ..shell.context import Ctx
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..shell.context import Ctx
 
 
 def copy(phone, text: str) -> None:

@@ -1,8 +1,9 @@
 """The Android commands of the shell: input, screencap, uiautomator, wm, getprop, svc, `cmd SERVICE`,
-settings' neighbours.
+`service` (the binder services' list), settings' neighbours.
 
 `am` and `monkey` live in am.py, `pm` in pm.py, `dumpsys` in dumpsys.py, `date` in date.py, `logcat` and
-`log` in logcat.py, `settings`, `content` and `sqlite3` in providers.py."""
+`log` in logcatcmd.py, `settings`, `content` and `sqlite3` in providercmds.py, `uname`, `uptime`, `df` and
+`nproc` in kernelcmds.py."""
 
 from __future__ import annotations
 
@@ -308,3 +309,32 @@ def _cmd(ctx: Ctx, args: list[str]) -> int:
         return _wm(ctx, rest)
     ctx.eprint(f"Can't find service: {service}")
     return 20
+
+
+BINDER_SERVICES = ("activity", "alarm", "clipboard", "input", "notification", "package", "power", "window")
+
+
+@command("service")
+def _service(ctx: Ctx, args: list[str]) -> int:
+    """`service list|check NAME|call alarm 3 s16 TZ`: the binder services; only the time zone call (which
+    android_world makes) is understood, and only UTC is kept."""
+    if args[:1] == ["list"]:
+        ctx.print(f"Found {len(BINDER_SERVICES)} services:")
+        for k, name in enumerate(BINDER_SERVICES):
+            ctx.print(f"{k}\t{name}: [android.app.I{name.capitalize()}Manager]")
+        return 0
+    if args[:1] == ["check"] and len(args) > 1:
+        ctx.print(f"Service {args[1]}: {'found' if args[1] in BINDER_SERVICES else 'not found'}")
+        return 0
+    if args[:1] == ["call"] and len(args) > 2 and args[1] in BINDER_SERVICES:
+        ctx.print("Result: Parcel(00000000    '....')")
+        return 0
+    if args[:1] == ["call"] and len(args) > 1:
+        ctx.print(f"service: Service {args[1]} does not exist")
+        return 255
+    ctx.eprint(
+        "Usage: service [-h|-?]\n       service list\n       service check SERVICE\n"
+        "       service call SERVICE CODE [i32 N | i64 N | f N | d N | s16 STR | null | fd f"
+        " | nfd n | afd f ] ..."
+    )
+    return 1

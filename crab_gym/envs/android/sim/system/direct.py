@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..shell.context import failure
+from ..shell.errors import failure
 from . import monkey as am_monkey
 from .providers import put_setting
 
@@ -19,7 +19,7 @@ Result = tuple[bytes, bytes, int]
 
 def as_line(phone, name: str, run: Callable[[], Result]) -> Result:
     """``run()`` as the shell runs the command ``name`` alone on a line: the phone ticks first, file times
-    are noted after, and an error is reported as the shell reports a command's (``shell.context.failure``)."""
+    are noted after, and an error is reported as the shell reports a command's (``shell.errors.failure``)."""
     with phone.lock:
         phone.tick()
         try:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from ..shell.tokens import RawError
-from .registry import APPS, LAUNCHER
+from .registry import APPS, LAUNCHER, short
 
 # am's value flags: name -> (extra type, number of values)
 EXTRA_TYPES = {
@@ -95,14 +95,10 @@ class Intent:
             f"typ={self.mime}" if self.mime else "",
             f"flg=0x{f:x}" if f else "",
             f"pkg={self.package}" if self.package else "",
-            f"cmp={_short_component(*self.component_full())}" if self.component else "",
+            f"cmp={short(*self.component_full())}" if self.component else "",
             "(has extras)" if self.extras else "",
         ]
         return " ".join(p for p in parts if p)
-
-
-def _short_component(pkg: str, cls: str) -> str:
-    return f"{pkg}/{cls[len(pkg) :]}" if cls.startswith(pkg + ".") else f"{pkg}/{cls}"
 
 
 def _value(verb: str, kind: str, raw: str) -> object:

@@ -6,9 +6,8 @@ icon does (the event count is not replayed). The shell's ``monkey`` (system/am.p
 from __future__ import annotations
 
 from . import logcat
-from .intents import _short_component
 from .packages import is_enabled
-from .registry import APPS, LAUNCHER
+from .registry import APPS, LAUNCHER, short
 
 __all__ = ["EXIT_NO_ACTIVITIES", "NO_ACTIVITIES", "launch", "report"]
 
@@ -25,7 +24,7 @@ def launch(phone, package: str) -> bool:
     logcat.expect_intent(
         phone,
         "act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] flg=0x10200000 "
-        f"cmp={_short_component(package, app.activity(app.main))}",
+        f"cmp={short(package, app.activity(app.main))}",
         uid=0,
     )
     phone.launch(package)

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..shell.context import Ctx
 from ..ui.theme import palette
 from ..ui.view import View
+
+if TYPE_CHECKING:
+    from ..shell.context import Ctx
 
 PKG = "com.android.systemui"
 SHOWN = 3  # the shade has room for this many under the tiles

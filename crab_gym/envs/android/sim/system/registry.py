@@ -1,19 +1,23 @@
-"""What an app is to the system (an AppSpec: package, label, icon colour, named screens, the uri schemes it
-takes) and the installed apps by package name. `apps/` fills APPS when imported (the phone imports it), so
-am, pm, intents and dumpsys know every app without importing app code."""
+"""What an app is to the system: its manifest (system/manifest.py), always known, by package name in APPS,
+and its code, an AppSpec (package, label, icon colour, named screens with their builders, uri handlers)
+that its module under apps/ defines and that loads when first needed. `apps/` installs the loader when
+imported (the phone imports it), so am, pm, intents and dumpsys know every app without importing app code."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..ui.layout import Screen
+from .manifest import LAUNCHER, MANIFESTS, Manifest
 
-Builder = Callable[[Screen], None]
+if TYPE_CHECKING:
+    from ..ui.layout import Screen
+
+__all__ = ["APPS", "LAUNCHER", "AppSpec", "Manifest", "install_loader", "short", "spec", "uri_handler"]
+
+Builder = Callable[["Screen"], None]
 UriHandler = Callable[[Any, str], None]  # (phone, the uri's rest after "scheme:")
-
-LAUNCHER = "com.google.android.apps.nexuslauncher"  # the home app
 
 
 @dataclass
@@ -48,18 +52,28 @@ class AppSpec:
         return deco
 
 
-APPS: dict[str, AppSpec] = {}
+APPS: dict[str, Manifest] = {m.package: m for m in MANIFESTS}  # the installed apps, in install order
+_loader: list[Callable[[str], AppSpec]] = []
 
 
-def install(specs: Iterable[AppSpec]) -> None:
-    """Add apps to APPS in the order given (the factory packages take their uids in this order)."""
-    for spec in specs:
-        APPS[spec.package] = spec
+def install_loader(load: Callable[[str], AppSpec]) -> None:
+    """How an installed app's code is loaded (apps/__init__.py's: it imports the app's modules)."""
+    _loader[:] = [load]
+
+
+def spec(package: str) -> AppSpec:
+    """The AppSpec of an installed app, its modules imported the first time (KeyError: not installed)."""
+    if package not in APPS:
+        raise KeyError(f"no app {package!r}; installed: {', '.join(sorted(APPS))}")
+    if not _loader:
+        raise RuntimeError("no app loader: import crab_gym.envs.android.sim.apps first (the phone does)")
+    return _loader[0](package)
 
 
 def uri_handler(scheme: str) -> UriHandler | None:
-    """What the first installed app that takes `scheme` does with it, or None."""
-    return next((a.uri_handlers[scheme] for a in APPS.values() if scheme in a.uri_handlers), None)
+    """What the first installed app that takes `scheme` does with it (its code loaded), or None."""
+    pkg = next((m.package for m in MANIFESTS if scheme in m.schemes), None)
+    return None if pkg is None else spec(pkg).uri_handlers.get(scheme)
 
 
 def short(package: str, cls: str) -> str:
