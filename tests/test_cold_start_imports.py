@@ -172,3 +172,19 @@ def test_a_failing_check_is_an_invalid_action():
     assert act(None, text="ab") == "AB"
     with pytest.raises(InvalidAction, match="parameter 'text'"):
         act(None, text="")
+
+
+def test_making_a_desktop_env_imports_no_simulated_phone():
+    # the task library names the phone's checks and templates, but a desktop builds no phone task's
+    # solution and makes no phone: the simulator (its apps, views and shell) stays unimported
+    code = "import gymnasium as gym, crab_gym\nenv = gym.make('Crab-Desktop-v0', tasks='v0')\n"
+    sim = "crab_gym.envs.android.sim"
+    probe = f"print(sorted(m for m in sys.modules if m == {sim!r} or m.startswith({sim + '.'!r})))\n"
+    res = subprocess.run(
+        [sys.executable, "-c", code + "import sys\n" + probe], capture_output=True, text=True, timeout=120
+    )
+    assert res.returncode == 0, res.stderr
+    assert eval(res.stdout.strip()) == []  # noqa: S307 - a list of names we printed
+    # and the phone's package still gives its sub-env when asked
+    asked = "from crab_gym.envs.android import AndroidEnv\n"
+    assert _loaded(asked, (sim, "crab_gym.envs.android.subenv")) == [sim, "crab_gym.envs.android.subenv"]
