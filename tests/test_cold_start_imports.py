@@ -188,3 +188,17 @@ def test_making_a_desktop_env_imports_no_simulated_phone():
     # and the phone's package still gives its sub-env when asked
     asked = "from crab_gym.envs.android import AndroidEnv\n"
     assert _loaded(asked, (sim, "crab_gym.envs.android.subenv")) == [sim, "crab_gym.envs.android.subenv"]
+
+
+def test_a_phones_first_observation_imports_no_docstring_parser_or_metrics():
+    code = (
+        "import gymnasium as gym, crab_gym\n"
+        "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
+        "env.reset(seed=0)\n"
+    )
+    # actions read their docstrings with core.docstrings; episode metrics are the runner's, not the env's
+    unused = ("docstring_parser", "crab_gym.core.metrics", "crab_gym.core.passk")
+    assert _loaded(code, unused) == []
+    # the core's names are still there when asked for
+    asked = "from crab_gym.core import Metrics, GraphEvaluator, action\n"
+    assert _loaded(asked, ("crab_gym.core.metrics",)) == ["crab_gym.core.metrics"]
