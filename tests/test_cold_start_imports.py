@@ -196,8 +196,9 @@ def test_a_phones_first_observation_imports_no_docstring_parser_or_metrics():
         "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
         "env.reset(seed=0)\n"
     )
-    # actions read their docstrings with core.docstrings; episode metrics are the runner's, not the env's
-    unused = ("docstring_parser", "crab_gym.core.metrics", "crab_gym.core.passk")
+    # actions read their docstrings with core.docstrings; episode metrics are the runner's, not the env's;
+    # the env's saved states are read and written by env_state, imported at the first save or load
+    unused = ("docstring_parser", "crab_gym.core.metrics", "crab_gym.core.passk", "crab_gym.env_state")
     assert _loaded(code, unused) == []
     # the core's names are still there when asked for
     asked = "from crab_gym.core import Metrics, GraphEvaluator, action\n"
