@@ -203,3 +203,15 @@ def test_a_phones_first_observation_imports_no_docstring_parser_or_metrics():
     # the core's names are still there when asked for
     asked = "from crab_gym.core import Metrics, GraphEvaluator, action\n"
     assert _loaded(asked, ("crab_gym.core.metrics",)) == ["crab_gym.core.metrics"]
+
+
+def test_making_a_desktop_env_builds_none_of_v0s_json_tasks_nor_imports_the_generator():
+    code = (
+        "import gymnasium as gym, crab_gym\n"
+        "env = gym.make('Crab-Desktop-v0', tasks='v0')\n"
+        "from crab_gym.tasks.lazy import LazyTasks\n"
+        "tasks = env.unwrapped.tasks\n"
+        "assert isinstance(tasks, LazyTasks) and all(k[0] == 'handmade' for k in tasks._built)\n"
+    )
+    # the generator (and the web worlds its samplers load) is for the generated and interactive sets
+    assert _loaded(code, ("crab_gym.tasks.generator", "crab_gym.tasks.interactive")) == []
