@@ -5,12 +5,11 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium as gym
 import numpy as np
 
-from crab_gym import env_state
 from crab_gym.core.actions import InvalidAction
 from crab_gym.core.graph import GraphEvaluator
 from crab_gym.core.tasks import Task
@@ -22,6 +21,9 @@ from crab_gym.envs.root import RootEnv
 from crab_gym.envs.video import VideoCapture, tile
 from crab_gym.rewards import REWARDS
 from crab_gym.spaces import ActionCodec, observation_space, screen_obs
+
+if TYPE_CHECKING:
+    from crab_gym.env_state import EnvState
 
 __all__ = ["CrabEnv", "add_api_actions", "make_subenv"]  # the last two live in env_devices
 
@@ -253,14 +255,18 @@ class CrabEnv(gym.Env):
             sub.close()
         super().close()
 
-    def save_state(self) -> env_state.EnvState:
+    def save_state(self) -> EnvState:
         """Every device's state, the task, the graph's progress, the counters and the RNG (docs/state.md)."""
+        from crab_gym import env_state  # imported by the first save or load: most envs never do either
+
         with self.observer.paused():
             return env_state.capture(self)
 
-    def load_state(self, state: env_state.EnvState) -> tuple[dict[str, Any], dict[str, Any]]:
+    def load_state(self, state: EnvState) -> tuple[dict[str, Any], dict[str, Any]]:
         """Back to a saved state; (observation, info) there, as ``reset`` returns them. StateError if the
         state is not this env's; RestoreError if a device could not be brought back (then ``reset()``)."""
+        from crab_gym import env_state
+
         with self.observer.paused():
             env_state.restore(self, state)
             return self._observe(), self._info()

@@ -24,7 +24,7 @@ def make_subenv(name: str, backend: str | None, realtime: bool = False) -> SubEn
 
         return DesktopEnv(parse_backend(name, backend))
     if name == "android":
-        from crab_gym.envs.android import AndroidEnv
+        from crab_gym.envs.android.subenv import AndroidEnv
 
         return AndroidEnv(parse_backend(name, backend), realtime=realtime)
     raise ValueError(f"unknown device {name!r}; devices: ubuntu, android, root")

@@ -198,3 +198,46 @@ def test_a_phones_first_observation_imports_no_app_it_does_not_show(seed):
     assert shown in by_app
     # the shown app's code, and none of the other apps' (the status bar, input and overview are the system's)
     assert {m for ms in by_app.values() for m in ms} & set(loaded) == by_app[shown]
+
+
+def test_making_a_desktop_env_imports_no_simulated_phone():
+    # the task library names the phone's checks and templates, but a desktop builds no phone task's
+    # solution and makes no phone: the simulator (its apps, views and shell) stays unimported
+    code = "import gymnasium as gym, crab_gym\nenv = gym.make('Crab-Desktop-v0', tasks='v0')\n"
+    sim = "crab_gym.envs.android.sim"
+    probe = f"print(sorted(m for m in sys.modules if m == {sim!r} or m.startswith({sim + '.'!r})))\n"
+    res = subprocess.run(
+        [sys.executable, "-c", code + "import sys\n" + probe], capture_output=True, text=True, timeout=120
+    )
+    assert res.returncode == 0, res.stderr
+    assert eval(res.stdout.strip()) == []  # noqa: S307 - a list of names we printed
+    # and the phone's package still gives its sub-env when asked
+    asked = "from crab_gym.envs.android import AndroidEnv\n"
+    assert _loaded(asked, (sim, "crab_gym.envs.android.subenv")) == [sim, "crab_gym.envs.android.subenv"]
+
+
+def test_a_phones_first_observation_imports_no_docstring_parser_or_metrics():
+    code = (
+        "import gymnasium as gym, crab_gym\n"
+        "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
+        "env.reset(seed=0)\n"
+    )
+    # actions read their docstrings with core.docstrings; episode metrics are the runner's, not the env's;
+    # the env's saved states are read and written by env_state, imported at the first save or load
+    unused = ("docstring_parser", "crab_gym.core.metrics", "crab_gym.core.passk", "crab_gym.env_state")
+    assert _loaded(code, unused) == []
+    # the core's names are still there when asked for
+    asked = "from crab_gym.core import Metrics, GraphEvaluator, action\n"
+    assert _loaded(asked, ("crab_gym.core.metrics",)) == ["crab_gym.core.metrics"]
+
+
+def test_making_a_desktop_env_builds_none_of_v0s_json_tasks_nor_imports_the_generator():
+    code = (
+        "import gymnasium as gym, crab_gym\n"
+        "env = gym.make('Crab-Desktop-v0', tasks='v0')\n"
+        "from crab_gym.tasks.lazy import LazyTasks\n"
+        "tasks = env.unwrapped.tasks\n"
+        "assert isinstance(tasks, LazyTasks) and all(k[0] == 'handmade' for k in tasks._built)\n"
+    )
+    # the generator (and the web worlds its samplers load) is for the generated and interactive sets
+    assert _loaded(code, ("crab_gym.tasks.generator", "crab_gym.tasks.interactive")) == []

@@ -38,7 +38,7 @@ _CLASSES: dict[tuple[str, str], type] = {
 # names a class not yet registered, so a file reads in a process that has not made an env yet.
 REGISTERING_MODULES = (
     "crab_gym.env_state",
-    "crab_gym.envs.android",
+    "crab_gym.envs.android.subenv",
     "crab_gym.envs.desktop.backends.vm_states",
 )
 

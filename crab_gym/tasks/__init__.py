@@ -56,12 +56,16 @@ def __getattr__(name: str) -> Any:
 
 
 def task_set(name: str) -> Sequence[Task]:
-    """:func:`load_tasks`' set, the large rl-phone sets as a :class:`LazyTasks` (a task built when read:
-    an env draws one per episode, so its first observation needs no other); what an env is made with."""
+    """:func:`load_tasks`' set, the large rl-phone sets and v0 as a :class:`LazyTasks` (a task built when
+    read: an env draws one per episode, so its first observation needs no other); what an env is made with."""
     if name.split(":")[0] == "rl-phone":  # first: it needs no generator, world or template
         from crab_gym.tasks.rl_phone import load_rl_phone
 
         return load_rl_phone(name)
+    if name == "v0":  # its JSON tasks built when drawn (tasks/v0.py)
+        from crab_gym.tasks.v0 import v0_set
+
+        return v0_set()
     return load_tasks(name)
 
 

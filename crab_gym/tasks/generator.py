@@ -9,12 +9,18 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Collection, Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import SubTaskTemplate, Task, registered
-from crab_gym.envs.android.sim.apps.worldclock import city_named
 from crab_gym.tasks.words import ADJECTIVES, EMAIL_NAMES, NAMES, NOUNS, VERBS
 from crab_gym.web.content.encyclopedia import countries
 from crab_gym.web.content.places import Maps
+
+if TYPE_CHECKING:
+    from crab_gym.envs.android.sim.apps import worldclock
+else:  # the simulator's modules, imported when a task is built (a desktop's task library builds none)
+    worldclock = lazy_module("crab_gym.envs.android.sim.apps.worldclock")
 
 FONTS = ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono")
 BASES = ("~/Documents", "~/Desktop", "~/Downloads")
@@ -53,7 +59,7 @@ def _text(r: random.Random) -> str:
 def wiki_countries() -> tuple[str, ...]:
     """The encyclopedia's countries whose capital the world clock's picker knows (a time zone database
     city); made when first drawn (it builds the encyclopedia and reads the time zone database)."""
-    return tuple(c.name for c in countries(city_named))
+    return tuple(c.name for c in countries(worldclock.city_named))
 
 
 SAMPLERS: dict[str, Sampler] = {

@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from xml.etree import ElementTree
+from typing import TYPE_CHECKING
 
 from crab_gym.core.evaluators import evaluator
+from crab_gym.core.lazy import lazy_module
 from crab_gym.envs.android.state import AndroidState, same_number
+
+if TYPE_CHECKING:
+    from xml.etree import ElementTree
+else:  # imported by the first check that reads the clock's preferences
+    ElementTree = lazy_module("xml.etree.ElementTree")
 
 ENV = "android"
 

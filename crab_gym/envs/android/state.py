@@ -11,13 +11,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from xml.etree import ElementTree
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.memo import cached_read
 from crab_gym.envs.android.device import quote
 
 if TYPE_CHECKING:
+    from xml.etree import ElementTree
+
     from crab_gym.envs.android.device import Device
+else:  # imported at the first dump parsed: a phone's first observation parses none
+    ElementTree = lazy_module("xml.etree.ElementTree")
 
 SEP = "\x1f"  # sqlite3 column separator: a control character no task text contains
 _FOCUS = re.compile(r"mCurrentFocus=Window\{\S+ u\d+ ([\w.]+)/([\w.$]+)\}")

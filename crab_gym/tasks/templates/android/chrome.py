@@ -3,14 +3,20 @@ Chrome's History database (the search URL it loaded)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import quote_plus
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.envs.android import web_evaluators as web
-from crab_gym.envs.android.sim.apps.chrome import SEARCH
 from crab_gym.tasks.templates.android.layout import PLATFORMS, step, tap
 from crab_gym.tasks.templates.android.online import open_drawer_app
+
+if TYPE_CHECKING:
+    from crab_gym.envs.android.sim.apps import chrome
+else:  # the simulator's modules, imported when a task is built (a desktop's task library builds none)
+    chrome = lazy_module("crab_gym.envs.android.sim.apps.chrome")
 
 CHROME = "com.android.chrome"
 URL_BAR = (0.5, 0.0813)  # Chrome's address bar, under the status bar
@@ -22,7 +28,7 @@ CHROME_SEARCH = SubTaskTemplate(
     attributes={"place": "maps_place"},
     evaluator=lambda place: [
         ev.app_in_foreground(package=CHROME),
-        web.chrome_visited(url_contains=SEARCH + quote_plus(place)),
+        web.chrome_visited(url_contains=chrome.SEARCH + quote_plus(place)),
     ],
     solution=lambda place: [
         *open_drawer_app("chrome"),

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import Step
-from crab_gym.envs.android.sim.apps.calendar import parse_day
+
+if TYPE_CHECKING:
+    from crab_gym.envs.android.sim.apps import calendar
+else:  # the simulator's modules, imported when a task is built (a desktop's task library builds none)
+    calendar = lazy_module("crab_gym.envs.android.sim.apps.calendar")
 
 ENV = "android"
 PHONE_YEAR = 2024  # the year of the simulated phone's clock (its "now" is 2024-03-15)
@@ -77,7 +82,7 @@ SDCARD = ("Alarms", "Android", "DCIM", "Documents", "Download", "Movies", "Music
 def day_of(text: str) -> dt.date:
     """A date as CRAB writes it ('1 January 2025', '05 June 2024', 'May 28': the phone's year) or ISO."""
     try:
-        return parse_day(text)
+        return calendar.parse_day(text)
     except ValueError:
         for f in ("%B %d", "%b %d", "%d %B", "%d %b"):
             try:

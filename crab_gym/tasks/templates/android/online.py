@@ -4,13 +4,19 @@ seeded maps (places, postal codes, routes)."""
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.envs.android import web_evaluators as web
-from crab_gym.envs.android.sim.net.mapsquery import answer, postal_city
 from crab_gym.tasks.templates.android.layout import DRAWER, FAB, FIELDS, PLATFORMS, ROWS, SAVE, step, tap
 from crab_gym.web.content.places import Maps
+
+if TYPE_CHECKING:
+    from crab_gym.envs.android.sim.net import mapsquery
+else:  # the simulator's modules, imported when a task is built (a desktop's task library builds none)
+    mapsquery = lazy_module("crab_gym.envs.android.sim.net.mapsquery")
 
 DRIVE = "com.google.android.apps.docs"
 MAPS = "com.google.android.apps.maps"
@@ -58,7 +64,8 @@ MAPS_FIND_ADDRESS = SubTaskTemplate(
         tap(OMNIBOX),
         step("write_text", text=place),
         step("press", button="enter"),
-        *([] if answer(maps(), place).place else [tap(FIRST_RESULT)]),  # a list: the place it names is first
+        # a list: the place it names is first
+        *([] if mapsquery.answer(maps(), place).place else [tap(FIRST_RESULT)]),
     ],
     platforms=PLATFORMS,
     apps=(MAPS,),
@@ -69,7 +76,7 @@ MAPS_FIND_ADDRESS = SubTaskTemplate(
 
 def _city(code: object, country: str) -> str | None:
     """The city Maps gives; None when the maps have no city in that country (nothing to hand on)."""
-    city = postal_city(maps(), code, country)
+    city = mapsquery.postal_city(maps(), code, country)
     return city.name if city else None
 
 

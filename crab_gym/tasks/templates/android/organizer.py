@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import V0_SETS, V1_SETS, Step, SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
-from crab_gym.envs.android.sim.apps.worldclock import city_named, gap
-from crab_gym.envs.android.sim.storage.db import NOW_MS
 from crab_gym.tasks.templates.android.layout import (
     ALL_DAY,
     DRAWER,
@@ -27,6 +26,13 @@ from crab_gym.tasks.templates.android.layout import (
     step,
     tap,
 )
+
+if TYPE_CHECKING:
+    from crab_gym.envs.android.sim.apps import worldclock
+    from crab_gym.envs.android.sim.storage import db
+else:  # the simulator's modules, imported when a task is built (a desktop's task library builds none)
+    worldclock = lazy_module("crab_gym.envs.android.sim.apps.worldclock")
+    db = lazy_module("crab_gym.envs.android.sim.storage.db")
 
 # ---- calendar -------------------------------------------------------------------------------------------
 
@@ -317,8 +323,8 @@ CALENDAR_FIND_EVENT = SubTaskTemplate(
 
 def _gap(city: str) -> str | None:
     """The gap the world clock shows for the city at the phone's "now" (None for a city it does not have)."""
-    found = city_named(city)
-    return None if found is None else gap(found, NOW_MS)
+    found = worldclock.city_named(city)
+    return None if found is None else worldclock.gap(found, db.NOW_MS)
 
 
 CLOCK_ADD_CITY = SubTaskTemplate(

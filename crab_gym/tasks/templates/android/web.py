@@ -10,12 +10,12 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from crab_gym.core.lazy import lazy_module
 from crab_gym.core.tasks import Step, SubTaskTemplate
 from crab_gym.envs.android import evaluators as ev
 from crab_gym.envs.android import web_evaluators as web
-from crab_gym.envs.android.sim.apps.worldclock import city_named
 from crab_gym.tasks.templates.android.chrome import CHROME, URL_BAR
 from crab_gym.tasks.templates.android.communication import _sms_solution
 from crab_gym.tasks.templates.android.layout import (
@@ -34,6 +34,11 @@ from crab_gym.tasks.templates.android.organizer import CLOCK_TABS
 from crab_gym.web.content import encyclopedia
 from crab_gym.web.content.encyclopedia import Country
 
+if TYPE_CHECKING:
+    from crab_gym.envs.android.sim.apps import worldclock
+else:  # the simulator's modules, imported when a task is built (a desktop's task library builds none)
+    worldclock = lazy_module("crab_gym.envs.android.sim.apps.worldclock")
+
 CLOCK = "com.google.android.deskclock"
 CITY_ROWS = tuple(0.3 + i * 0.0833 for i in range(6))  # the world clock's rows under the phone's own time
 
@@ -41,11 +46,11 @@ CITY_ROWS = tuple(0.3 + i * 0.0833 for i in range(6))  # the world clock's rows 
 @cache
 def countries() -> dict[str, Country]:
     """The encyclopedia's countries whose capital the world clock knows, by name."""
-    return {c.name: c for c in encyclopedia.countries(city_named)}
+    return {c.name: c for c in encyclopedia.countries(worldclock.city_named)}
 
 
 def fact(name: str) -> Country:
-    return encyclopedia.fact(name, city_named)
+    return encyclopedia.fact(name, worldclock.city_named)
 
 
 def open_page(name: str) -> list[Step]:
@@ -171,11 +176,11 @@ WORLDCLOCK_ADD_CAPITAL = SubTaskTemplate(
     attributes={"country": "wiki_country"},
     evaluator=lambda country: [
         web.chrome_visited(url_contains=page_path(country)),
-        ev.world_clock_has(city=city_named(fact(country).capital) or ""),
+        ev.world_clock_has(city=worldclock.city_named(fact(country).capital) or ""),
     ],
     solution=lambda country: [
         *open_page(country),
-        *_add_city(city_named(fact(country).capital) or ""),
+        *_add_city(worldclock.city_named(fact(country).capital) or ""),
     ],
     platforms=PLATFORMS,
     apps=(CHROME, CLOCK),
