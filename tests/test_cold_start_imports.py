@@ -216,15 +216,15 @@ def test_making_a_desktop_env_imports_no_simulated_phone():
     assert _loaded(asked, (sim, "crab_gym.envs.android.subenv")) == [sim, "crab_gym.envs.android.subenv"]
 
 
-def test_a_phones_first_observation_imports_no_docstring_parser_or_metrics():
+def test_a_phones_first_observation_imports_no_metrics_nor_env_state():
     code = (
         "import gymnasium as gym, crab_gym\n"
         "env = gym.make('Crab-Android-v0', max_steps=5, tasks='rl-phone', obs_size={'android': (96, 208)})\n"
         "env.reset(seed=0)\n"
     )
-    # actions read their docstrings with core.docstrings; episode metrics are the runner's, not the env's;
-    # the env's saved states are read and written by env_state, imported at the first save or load
-    unused = ("docstring_parser", "crab_gym.core.metrics", "crab_gym.core.passk", "crab_gym.env_state")
+    # episode metrics are the runner's, not the env's; the env's saved states are read and written by
+    # env_state, imported at the first save or load
+    unused = ("crab_gym.core.metrics", "crab_gym.core.passk", "crab_gym.env_state")
     assert _loaded(code, unused) == []
     # the core's names are still there when asked for
     asked = "from crab_gym.core import Metrics, GraphEvaluator, action\n"

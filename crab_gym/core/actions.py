@@ -16,9 +16,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, overload
 
+import docstring_parser
+
 from crab_gym.core.action_params import Bounds, ParamCheck, build_params_model
 from crab_gym.core.action_schema import clean_schema, expected, short_repr
-from crab_gym.core.docstrings import parse as parse_docstring
 
 if TYPE_CHECKING:  # pydantic is imported when an action's model is first built (params_model)
     import pydantic
@@ -262,13 +263,9 @@ def _build_spec(fn: Callable[..., Any], name: str) -> ActionSpec:
     where = f"action {name!r} ({fn.__module__}.{fn.__qualname__})"
     if not fn.__doc__ or not fn.__doc__.strip():
         raise TypeError(f"{where} needs a docstring: it is the description agents read")
-    try:
-        description, documented = parse_docstring(fn.__doc__)
-    except ValueError as e:
-        raise TypeError(
-            f"{where}: its docstring's Args: section is not 'name: description' lines ({e})"
-        ) from None
-    arg_docs = {name: text.strip() for name, text in documented.items()}
+    doc = docstring_parser.parse(fn.__doc__, style=docstring_parser.DocstringStyle.GOOGLE)
+    description = "\n\n".join(part for part in (doc.short_description, doc.long_description) if part)
+    arg_docs = {p.arg_name: (p.description or "").strip() for p in doc.params}
     sig_params = list(inspect.signature(fn).parameters.values())
     if not sig_params:
         raise TypeError(f"{where} must take the target (device) as its first parameter")
