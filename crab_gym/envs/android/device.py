@@ -38,6 +38,22 @@ class Device(abc.ABC):
         that nothing changes to keep its caches."""
         return self.shell(cmd)
 
+    # Lines the env runs by name. Each is its shell line (``*_line`` below); a backend may run it its own way
+    # with the same result (the in-process phone runs them without a shell, :class:`SimDevice`).
+    def monkey(self, package: str) -> tuple[bytes, bytes, int]:
+        """Start ``package``'s launcher activity: :func:`monkey_line`."""
+        return self.shell(monkey_line(package))
+
+    def settings_put(self, namespace: str, key: str, value: str) -> tuple[bytes, bytes, int]:
+        """Set a setting: :func:`settings_put_line`."""
+        return self.shell(settings_put_line(namespace, key, value))
+
+    def content_query(
+        self, uri: str, projection: str | None = None, where: str | None = None, sort: str | None = None
+    ) -> tuple[bytes, bytes, int]:
+        """Read a content provider (a read: :meth:`query`): :func:`content_query_line`."""
+        return self.query(content_query_line(uri, projection, where, sort))
+
     @abc.abstractmethod
     def tap(self, x: int, y: int) -> None: ...
 
@@ -88,6 +104,23 @@ def quote(s: str) -> str:
     return "'" + s.replace("'", "'\"'\"'") + "'"
 
 
+def monkey_line(package: str) -> str:
+    return f"monkey -p {quote(package)} -c android.intent.category.LAUNCHER 1"
+
+
+def settings_put_line(namespace: str, key: str, value: str) -> str:
+    return f"settings put {quote(namespace)} {quote(key)} {quote(value)}"
+
+
+def content_query_line(
+    uri: str, projection: str | None = None, where: str | None = None, sort: str | None = None
+) -> str:
+    named = zip(("projection", "where", "sort"), (projection, where, sort), strict=True)
+    return f"content query --uri {quote(uri)}" + "".join(
+        f" --{name} {quote(value)}" for name, value in named if value is not None
+    )
+
+
 class SimDevice(Device):
     """The simulated phone, in-process: input goes straight to the Phone, no adb and no PNG in between.
 
@@ -110,17 +143,17 @@ class SimDevice(Device):
         return self.phone.shell(cmd, stdin=stdin)
 
     def monkey(self, package: str) -> tuple[bytes, bytes, int]:
-        """``shell("monkey -p PACKAGE -c android.intent.category.LAUNCHER 1")``, run without the shell."""
+        """:func:`monkey_line`, run without the shell."""
         return self.phone.monkey(package)
 
     def settings_put(self, namespace: str, key: str, value: str) -> tuple[bytes, bytes, int]:
-        """``shell("settings put NAMESPACE KEY VALUE")``, run without the shell."""
+        """:func:`settings_put_line`, run without the shell."""
         return self.phone.settings_put(namespace, key, value)
 
     def content_query(
         self, uri: str, projection: str | None = None, where: str | None = None, sort: str | None = None
     ) -> tuple[bytes, bytes, int]:
-        """``query("content query --uri URI ...")`` with the options given, run without the shell."""
+        """:func:`content_query_line`, run without the shell."""
         from crab_gym.envs.android.sim.system.content_read import content_query
 
         return content_query(self.phone, uri, projection, where, sort)

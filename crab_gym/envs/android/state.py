@@ -172,15 +172,7 @@ class AndroidState:
         sort: str | None = None,
     ) -> tuple[dict[str, str], ...]:
         options = (":".join(projection) if projection else None, where or None, sort or None)
-        direct = getattr(self.device, "content_query", None)  # our in-process phone: the line without a shell
-        if direct is not None:
-            out, err, code = direct(uri, *options)
-        else:
-            named = zip(("projection", "where", "sort"), options, strict=True)
-            cmd = f"content query --uri {quote(uri)}" + "".join(
-                f" --{name} {quote(value)}" for name, value in named if value is not None
-            )
-            out, err, code = self.shell(cmd)
+        out, err, code = self.device.content_query(uri, *options)
         if code != 0:
             raise OSError(f"content query {uri} failed ({code}): {err.decode(errors='replace').strip()}")
         return tuple(parse_rows(out.decode("utf-8", "replace"), list(projection) if projection else None))

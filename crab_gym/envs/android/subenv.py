@@ -13,7 +13,7 @@ import numpy as np
 
 from crab_gym.core.actions import ActionSpec
 from crab_gym.envs.android.actions import ACTIONS
-from crab_gym.envs.android.device import Device, SimDevice, quote
+from crab_gym.envs.android.device import Device, SimDevice, monkey_line, quote, settings_put_line
 from crab_gym.envs.android.sim import Phone
 from crab_gym.envs.android.sim.phone import Activity
 from crab_gym.envs.android.sim.storage.fs import Snapshot
@@ -214,9 +214,7 @@ class AndroidEnv(SubEnv):
 
     def launch(self, package: str) -> None:
         """Start an app's launcher activity (as tapping its icon does)."""
-        cmd = f"monkey -p {quote(package)} -c android.intent.category.LAUNCHER 1"
-        direct = getattr(self.device, "monkey", None)  # our in-process phone runs it without a shell
-        self._shell_ok(cmd, direct(package) if direct is not None else None)
+        self._shell_ok(monkey_line(package), self.device.monkey(package))
 
     def home(self) -> None:
         self.device.keyevent(3)
@@ -319,9 +317,8 @@ class AndroidEnv(SubEnv):
         )
 
     def set_setting(self, namespace: str, key: str, value: str) -> None:
-        cmd = f"settings put {quote(namespace)} {quote(key)} {quote(value)}"
-        direct = getattr(self.device, "settings_put", None)  # our in-process phone: no shell
-        self._shell_ok(cmd, direct(namespace, key, value) if direct is not None else None)
+        line = settings_put_line(namespace, key, value)
+        self._shell_ok(line, self.device.settings_put(namespace, key, value))
 
 
 __all__ = ["BACKENDS", "AndroidEnv", "make_device"]
