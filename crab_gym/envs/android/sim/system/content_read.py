@@ -6,11 +6,8 @@ tests/envs/android/sim/test_sim_content_read.py checks it against the shell line
 
 from __future__ import annotations
 
-import re
-import sqlite3
-
 from .direct import Result, as_line
-from .providers import format_rows, provider_error, query
+from .providers import query_text
 
 __all__ = ["content_query"]
 
@@ -22,11 +19,6 @@ def content_query(
     spells it: names joined by ``:`` or ``,``)."""
 
     def run() -> Result:
-        proj = [p for p in re.split(r"[:,]", projection) if p] if projection is not None else None
-        try:
-            rows = query(phone, uri, proj, where or "", sort or "")
-        except sqlite3.Error as e:
-            raise provider_error(uri, e) from e
-        return format_rows(rows).encode(), b"", 0
+        return query_text(phone, uri, projection, where or "", sort or "").encode(), b"", 0
 
     return as_line(phone, "content", run)

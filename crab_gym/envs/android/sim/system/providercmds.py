@@ -12,12 +12,11 @@ from ..shell.errors import ShellError
 from ..storage import db
 from .providers import (
     delete,
-    format_rows,
     get_setting,
     insert,
     provider_error,
     put_setting,
-    query,
+    query_text,
     settings_table,
     update,
 )
@@ -125,9 +124,7 @@ def _content(ctx: Ctx, args: list[str]) -> int:
     where = opts.get("where", "")
     try:
         if args[0] == "query":
-            proj = [p for p in re.split(r"[:,]", opts["projection"]) if p] if "projection" in opts else None
-            rows = query(ctx.phone, uri, proj, where, opts.get("sort", ""))
-            ctx.print(format_rows(rows), end="")
+            ctx.print(query_text(ctx.phone, uri, opts.get("projection"), where, opts.get("sort", "")), end="")
         elif args[0] == "insert":
             insert(ctx.phone, uri, opts["bind"])
         elif args[0] == "delete":

@@ -3,6 +3,7 @@ commands over them are in providercmds.py, loaded by the shell when a line names
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
@@ -214,7 +215,17 @@ def settings_table(namespace: str) -> str:
     return namespace
 
 
-def format_rows(rows: list[dict]) -> str:
+def query_text(phone, uri: str, projection: str | None, where: str = "", sort: str = "") -> str:
+    """What ``content query --uri URI`` prints (``projection`` as the line spells it: names joined by ``:``
+    or ``,``; None for every column): the shell's command and the shell-less read (content_read.py) both."""
+    proj = [p for p in re.split(r"[:,]", projection) if p] if projection is not None else None
+    try:
+        return _format_rows(query(phone, uri, proj, where, sort))
+    except sqlite3.Error as e:
+        raise provider_error(uri, e) from e
+
+
+def _format_rows(rows: list[dict]) -> str:
     """What ``content query`` prints for ``rows``."""
     if not rows:
         return "No result found.\n"
