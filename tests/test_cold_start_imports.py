@@ -25,13 +25,16 @@ from crab_gym.envs.android.sim.shell import commands
 from crab_gym.spaces import _constraints
 
 
+def _printed(code: str, env: dict[str, str] | None = None) -> str:
+    """The last line ``code`` prints, run in a fresh interpreter (which must succeed)."""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert res.returncode == 0, res.stderr
+    return res.stdout.splitlines()[-1]
+
+
 def _loaded(code: str, modules: tuple[str, ...], env: dict[str, str] | None = None) -> list[str]:
     probe = f"import sys\nprint(sorted(m for m in {modules!r} if m in sys.modules))\n"
-    res = subprocess.run(
-        [sys.executable, "-c", code + probe], capture_output=True, text=True, timeout=120, env=env
-    )
-    assert res.returncode == 0, res.stderr
-    return eval(res.stdout.strip())  # noqa: S307 - a list of names we printed
+    return eval(_printed(code + probe, env))  # noqa: S307 - a list of names we printed
 
 
 def test_a_phones_first_observation_needs_no_pydantic_web_server_or_tls():
@@ -190,9 +193,7 @@ def test_a_phones_first_observation_imports_no_app_it_does_not_show(seed):
         "apps = [m for m in sys.modules if m.startswith('crab_gym.envs.android.sim.apps.')]\n"
         "print(json.dumps([phone.current.package, apps]))\n"
     )
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stderr
-    shown, loaded = json.loads(res.stdout.splitlines()[-1])
+    shown, loaded = json.loads(_printed(code))
     prefix = "crab_gym.envs.android.sim.apps."
     by_app = {m.package: {prefix + n for n in m.modules} for m in MANIFESTS}
     assert shown in by_app
@@ -206,11 +207,7 @@ def test_making_a_desktop_env_imports_no_simulated_phone():
     code = "import gymnasium as gym, crab_gym\nenv = gym.make('Crab-Desktop-v0', tasks='v0')\n"
     sim = "crab_gym.envs.android.sim"
     probe = f"print(sorted(m for m in sys.modules if m == {sim!r} or m.startswith({sim + '.'!r})))\n"
-    res = subprocess.run(
-        [sys.executable, "-c", code + "import sys\n" + probe], capture_output=True, text=True, timeout=120
-    )
-    assert res.returncode == 0, res.stderr
-    assert eval(res.stdout.strip()) == []  # noqa: S307 - a list of names we printed
+    assert eval(_printed(code + "import sys\n" + probe)) == []  # noqa: S307 - a list of names we printed
     # and the phone's package still gives its sub-env when asked
     asked = "from crab_gym.envs.android import AndroidEnv\n"
     assert _loaded(asked, (sim, "crab_gym.envs.android.subenv")) == [sim, "crab_gym.envs.android.subenv"]
